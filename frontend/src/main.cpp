@@ -1,0 +1,143 @@
+// The `seer` command line: run, presets.
+
+#include <CLI/CLI.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include "launcher.h"
+#include "seer/runtime/cluster.h"
+#include "seer/runtime/report.h"
+#include "seer/runtime/session.h"
+
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitInternal = 3;
+// From interposer/cuda_guard: a rank stopped because its CUDA runtime is linked statically.
+constexpr int kExitStaticRuntime = 97;
+
+struct RunArgs {
+  std::string cluster = "dgx-h100";
+  std::string out;
+  std::string host_time = "measured";
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  return "ended";
+}
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+int run(const RunArgs& args) {
+  seer::rt::SessionOptions options;
+  try {
+    options.cluster = seer::rt::load_cluster(args.cluster);
+  } catch (const seer::rt::ClusterError& e) {
+    std::fprintf(stderr, "seer: cluster: %s\n", e.what());
+    return kExitUsage;
+  }
+  options.host_time =
+      args.host_time == "modeled" ? seer::rt::HostTime::kModeled : seer::rt::HostTime::kMeasured;
+  seer::rt::Session session(options);
+  const std::string lib_dir = seer::cli::library_dir();
+  const pid_t child = seer::cli::launch(args.command, session.socket_path(), lib_dir);
+  int status = 0;
+  bool child_done = false;
+  session.serve([&] {
+    if (!child_done && ::waitpid(child, &status, WNOHANG) == child) {
+      child_done = true;
+      ::kill(-child, SIGTERM);  // leftover processes of the command's group
+    }
+    return !child_done;
+  });
+  const seer::rt::SessionResult result = session.result();
+  seer::rt::RunDescription run;
+  run.command = args.command;
+  run.exit_code = exit_code_of(status);
+  run.exit_description = describe_status(status);
+  if (run.exit_code == kExitStaticRuntime) {
+    run.exit_description += " (its CUDA runtime is linked statically; rebuild with -cudart shared)";
+  }
+  if (!args.quiet) seer::rt::print_report(std::cerr, session, result, run);
+  if (!args.out.empty()) {
+    try {
+      seer::rt::write_reports(args.out, session, result, run);
+      if (!args.quiet) std::fprintf(stderr, "reports      %s/{summary,run,trace}.json\n", args.out.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "seer: %s\n", e.what());
+      return kExitInternal;
+    }
+  }
+  return run.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Seer: runs an unmodified CUDA program on a simulated GPU cluster and reports how fast it\n"
+      "would run there. Every rank runs for real on this machine; CUDA calls are simulated and\n"
+      "the program's own clocks read virtual time."};
+  app.require_subcommand(1);
+  RunArgs args;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run a command on a simulated cluster: seer run [options] -- CMD [ARGS...]");
+  run_cmd->add_option("--cluster", args.cluster,
+                      "Cluster: a preset (dgx-h100, dgx-a100, hgx-h200, test-fabric), NAME:N for N "
+                      "nodes of a preset, or a YAML file")
+      ->capture_default_str();
+  run_cmd->add_option("--out", args.out,
+                      "Directory for summary.json (deterministic), run.json and trace.json "
+                      "(Chrome trace; open in ui.perfetto.dev)");
+  run_cmd->add_option("--host-time", args.host_time,
+                      "How host time between CUDA calls is counted: 'measured' (the thread's CPU "
+                      "time) or 'modeled' (fixed per-call costs only: bit-identical results)")
+      ->check(CLI::IsMember({"measured", "modeled"}))
+      ->capture_default_str();
+  run_cmd->add_flag("--quiet", args.quiet, "Do not print the report");
+  run_cmd->add_option("command", args.command, "The command to run (after --)")->required();
+
+  std::string preset_name;
+  CLI::App* presets = app.add_subcommand("presets", "List cluster presets, or print one");
+  presets->add_option("name", preset_name, "Preset to print");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  try {
+    if (*run_cmd) return run(args);
+    if (*presets) {
+      if (preset_name.empty()) {
+        for (const auto& n : seer::rt::preset_names()) std::cout << n << "\n";
+      } else {
+        std::cout << seer::rt::preset_yaml(preset_name);
+      }
+      return 0;
+    }
+  } catch (const seer::rt::ClusterError& e) {
+    std::fprintf(stderr, "seer: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "seer: internal error: %s\n", e.what());
+    return kExitInternal;
+  }
+  return 0;
+}

@@ -1,0 +1,466 @@
+#include "core.h"
+
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "device_memory.h"
+#include "proto/frame.h"
+#include "rank_env.h"
+#include "time_source.h"
+
+namespace seer::client {
+namespace {
+
+constexpr Time kNever = INT64_MAX;
+constexpr size_t kFlushAtRecords = 4096;
+thread_local ThreadState* tl_thread = nullptr;
+thread_local int64_t tl_unregistered_last = 0;
+pthread_key_t g_thread_key;
+
+void on_thread_exit(void* p) {
+  auto* ts = static_cast<ThreadState*>(p);
+  ts->mode.store(static_cast<int>(ThreadMode::kExited), std::memory_order_release);
+}
+
+[[noreturn]] void die(const std::string& msg) {
+  std::fprintf(stderr, "seer: %s\n", msg.c_str());
+  std::fflush(stderr);
+  _exit(1);
+}
+
+bool read_exact(int fd, char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+bool read_frame(int fd, std::string& payload) {
+  unsigned char h[4];
+  if (!read_exact(fd, reinterpret_cast<char*>(h), 4)) return false;
+  const uint32_t len = h[0] | (h[1] << 8) | (h[2] << 16) | (uint32_t{h[3]} << 24);
+  if (len > wire::kMaxFrameBytes) return false;
+  payload.resize(len);
+  return read_exact(fd, payload.data(), len);
+}
+
+bool write_message(int fd, const google::protobuf::MessageLite& m, std::string& buffer) {
+  buffer.clear();
+  const size_t size = m.ByteSizeLong();
+  wire::append_frame_header(buffer, static_cast<uint32_t>(size));
+  buffer.resize(4 + size);
+  m.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(buffer.data() + 4));
+  return wire::write_all(fd, buffer.data(), buffer.size());
+}
+
+std::string program_name() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "?";
+  buf[n] = 0;
+  const char* slash = std::strrchr(buf, '/');
+  return slash ? slash + 1 : buf;
+}
+
+void to_wire(const PodRecord& p, wire::Record* r) {
+  r->set_thread(p.thread);
+  r->set_t(p.t);
+  switch (p.type) {
+    case PodRecord::kRegisterKernel: {
+      auto* k = r->mutable_register_kernel();
+      k->set_func_id(p.a);
+      k->set_name(p.name ? p.name : "?");
+      break;
+    }
+    case PodRecord::kLaunch: {
+      auto* l = r->mutable_launch();
+      l->set_func_id(p.a);
+      l->set_stream(p.b);
+      l->set_gx(p.dims[0]);
+      l->set_gy(p.dims[1]);
+      l->set_gz(p.dims[2]);
+      l->set_bx(p.dims[3]);
+      l->set_by(p.dims[4]);
+      l->set_bz(p.dims[5]);
+      l->set_shmem(p.dims[6]);
+      break;
+    }
+    case PodRecord::kCopy: {
+      auto* c = r->mutable_copy();
+      c->set_kind(static_cast<wire::CopyKind>(p.copy_kind));
+      c->set_stream(p.a);
+      c->set_bytes(p.b);
+      c->set_pinned(p.flag_a);
+      c->set_src_gpu(p.i0);
+      c->set_dst_gpu(p.i1);
+      break;
+    }
+    case PodRecord::kEventRecord: {
+      auto* e = r->mutable_event_record();
+      e->set_event(p.a);
+      e->set_stream(p.b);
+      break;
+    }
+    case PodRecord::kStreamWaitEvent: {
+      auto* w = r->mutable_stream_wait_event();
+      w->set_stream(p.a);
+      w->set_event(p.b);
+      break;
+    }
+    case PodRecord::kStreamCreate: {
+      auto* s = r->mutable_stream_create();
+      s->set_stream(p.a);
+      s->set_gpu(p.i0);
+      s->set_blocking(p.flag_a);
+      s->set_legacy_default(p.flag_b);
+      s->set_priority(p.i1);
+      break;
+    }
+    case PodRecord::kAlloc: {
+      auto* a = r->mutable_alloc();
+      a->set_gpu(p.i0);
+      a->set_address(p.a);
+      a->set_bytes(p.b);
+      break;
+    }
+    case PodRecord::kFree: {
+      auto* f = r->mutable_free();
+      f->set_gpu(p.i0);
+      f->set_address(p.a);
+      f->set_bytes(p.b);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+Core& Core::instance() {
+  static Core* core = new Core();  // never destroyed: used until the very end of exit
+  return *core;
+}
+
+bool Core::ensure_joined() {
+  if (joined_.load(std::memory_order_acquire)) return !shut_down_.load(std::memory_order_acquire);
+  std::lock_guard<std::mutex> lock(join_mu_);
+  if (joined_.load(std::memory_order_relaxed)) return !shut_down_.load(std::memory_order_relaxed);
+  if (join_failed_ || forked_child_) return false;
+  if (!join_locked()) {
+    join_failed_ = true;
+    return false;
+  }
+  return true;
+}
+
+bool Core::join_locked() {
+  const char* path = std::getenv("SEER_SOCKET");
+  if (!path || !*path) {
+    std::fprintf(stderr,
+                 "seer: this is Seer's CUDA runtime, but the program was not started by `seer run`"
+                 " (SEER_SOCKET is not set); CUDA calls will fail.\n");
+    return false;
+  }
+  fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path, sizeof(addr.sun_path) - 1);
+  if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    std::fprintf(stderr, "seer: cannot reach the session at %s: %s\n", path, std::strerror(errno));
+    return false;
+  }
+  const RankInfo rank = discover_rank();
+  wire::ClientMessage hello_msg;
+  wire::Hello* hello = hello_msg.mutable_hello();
+  hello->set_pid(static_cast<int>(::getpid()));
+  hello->set_rank(rank.rank);
+  hello->set_world_size(rank.world_size);
+  hello->set_local_rank(rank.local_rank);
+  hello->set_rank_source(rank.source);
+  hello->set_program(program_name());
+  std::string buffer;
+  std::string payload;
+  wire::SessionMessage reply;
+  if (!write_message(fd_, hello_msg, buffer) || !read_frame(fd_, payload) ||
+      !reply.ParseFromString(payload) || !reply.has_welcome()) {
+    std::fprintf(stderr, "seer: the session did not answer this process' hello\n");
+    return false;
+  }
+  welcome_ = reply.welcome();
+  if (!welcome_.error().empty()) {
+    std::fprintf(stderr, "seer: %s\n", welcome_.error().c_str());
+    return false;
+  }
+  park_after_ns_ = welcome_.park_after_ms() * 1000000;
+  for (clockid_t c : {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
+                      CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME}) {
+    clock_base_[c] = real_clock_ns(c);
+  }
+  DeviceMemory::instance().configure(welcome_);
+  pthread_key_create(&g_thread_key, on_thread_exit);
+  pthread_atfork(nullptr, nullptr, &Core::at_fork_child);
+  std::atexit(&Core::at_exit);
+  joined_.store(true, std::memory_order_release);
+  std::thread([this] { flusher_loop(); }).detach();
+  return true;
+}
+
+ThreadState& Core::thread() {
+  if (tl_thread) return *tl_thread;
+  auto* ts = new ThreadState();
+  ts->registered = true;
+  ts->cpu_mark = thread_cpu_ns();
+  ts->clock.store(high_water_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  ts->left_seer_real.store(real_monotonic_ns(), std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    ts->index = static_cast<uint32_t>(threads_.size());
+    threads_.push_back(ts);
+  }
+  if (joined()) pthread_setspecific(g_thread_key, ts);
+  tl_thread = ts;
+  return *ts;
+}
+
+void Core::account_cpu(ThreadState& ts) {
+  if (modeled()) return;
+  const int64_t cpu = thread_cpu_ns();
+  const int64_t delta = cpu - ts.cpu_mark;
+  ts.cpu_mark = cpu;
+  if (delta > 0) {
+    const auto scaled = static_cast<Time>(static_cast<double>(delta) * costs().cpu_scale());
+    ts.clock.store(ts.clock.load(std::memory_order_relaxed) + scaled, std::memory_order_relaxed);
+  }
+}
+
+void Core::enter(ThreadState& ts, Time cost) {
+  int expected = static_cast<int>(ThreadMode::kInApp);
+  if (!ts.mode.compare_exchange_strong(expected, static_cast<int>(ThreadMode::kInSeer))) {
+    if (expected == static_cast<int>(ThreadMode::kParked)) resume(ts);
+    ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
+  }
+  account_cpu(ts);
+  ts.clock.store(ts.clock.load(std::memory_order_relaxed) + cost, std::memory_order_relaxed);
+}
+
+void Core::leave(ThreadState& ts) {
+  // Time spent inside Seer (serializing, zero-filling host buffers) is not the program's.
+  if (!modeled()) ts.cpu_mark = thread_cpu_ns();
+  const Time c = ts.clock.load(std::memory_order_relaxed);
+  Time hw = high_water_.load(std::memory_order_relaxed);
+  while (c > hw && !high_water_.compare_exchange_weak(hw, c, std::memory_order_relaxed)) {
+  }
+  ts.left_seer_real.store(real_monotonic_ns(), std::memory_order_relaxed);
+  ts.mode.store(static_cast<int>(ThreadMode::kInApp), std::memory_order_release);
+}
+
+void Core::resume(ThreadState& ts) {
+  ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
+  wire::Request r;
+  r.set_resume(true);
+  request(ts, r);
+}
+
+void Core::add_record(ThreadState& ts, const PodRecord& r) {
+  std::lock_guard<std::mutex> lock(batch_mu_);
+  pending_.push_back(r);
+  pending_.back().thread = ts.index;
+  if (pending_.size() >= kFlushAtRecords) flush_locked(nullptr);
+}
+
+Time Core::promise_locked(bool& all_blocked) const {
+  Time p = kNever;
+  int active = 0, blocked = 0;
+  for (const ThreadState* ts : threads_) {
+    const auto mode = static_cast<ThreadMode>(ts->mode.load(std::memory_order_acquire));
+    if (mode == ThreadMode::kParked || mode == ThreadMode::kExited) continue;
+    if (!ts->registered) continue;
+    ++active;
+    if (mode == ThreadMode::kBlocked) ++blocked;
+    p = std::min(p, ts->clock.load(std::memory_order_relaxed));
+  }
+  all_blocked = active > 0 && blocked == active;
+  return p;
+}
+
+void Core::flush_locked(const wire::Request* request) {
+  if (fd_ < 0) return;
+  wire::Batch* batch = outgoing_.mutable_batch();
+  batch->Clear();
+  for (const PodRecord& p : pending_) to_wire(p, batch->add_records());
+  records_sent_ += pending_.size();
+  pending_.clear();
+  bool all_blocked = false;
+  const Time promise = promise_locked(all_blocked);
+  batch->set_promise(promise);
+  batch->set_answers_received(answers_received_);
+  batch->set_all_blocked(all_blocked);
+  if (request) *batch->mutable_request() = *request;
+  last_promise_sent_ = promise;
+  last_all_blocked_sent_ = all_blocked;
+  if (!write_message(fd_, outgoing_, out_buffer_)) die("lost the connection to the session");
+}
+
+wire::Answer Core::request(ThreadState& ts, wire::Request& r) {
+  r.set_id(next_request_id_.fetch_add(1));
+  r.set_thread(ts.index);
+  r.set_t(ts.clock.load(std::memory_order_relaxed));
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    ts.mode.store(static_cast<int>(ThreadMode::kBlocked), std::memory_order_release);
+    waiting_[r.id()] = &ts;
+    flush_locked(&r);
+  }
+  wire::Answer a = wait_answer(r.id());
+  account_cpu(ts);  // the thread's CPU time while it was in the app before this call
+  ts.cpu_mark = thread_cpu_ns();
+  return a;
+}
+
+wire::Answer Core::wait_answer(uint64_t id) {
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(answer_mu_);
+      auto it = answers_.find(id);
+      if (it != answers_.end()) {
+        wire::Answer a = std::move(it->second);
+        answers_.erase(it);
+        return a;
+      }
+    }
+    if (read_mu_.try_lock()) {
+      bool mine = false;
+      while (!mine) {
+        read_one_message();
+        std::lock_guard<std::mutex> lock(answer_mu_);
+        mine = answers_.count(id) > 0;
+      }
+      read_mu_.unlock();
+      answer_cv_.notify_all();
+      continue;
+    }
+    std::unique_lock<std::mutex> lock(answer_mu_);
+    answer_cv_.wait_for(lock, std::chrono::milliseconds(1),
+                        [&] { return answers_.count(id) > 0; });
+  }
+}
+
+void Core::read_one_message() {
+  std::string payload;
+  wire::SessionMessage m;
+  if (!read_frame(fd_, payload) || !m.ParseFromString(payload)) {
+    if (shut_down()) return;
+    die("lost the connection to the session (did `seer run` stop?)");
+  }
+  dispatch(m);
+}
+
+void Core::dispatch(const wire::SessionMessage& m) {
+  if (m.has_fatal()) die(m.fatal().message());
+  if (!m.has_answer()) return;
+  const wire::Answer& a = m.answer();
+  {
+    // The answered thread counts as running again from the moment its answer is read, so the
+    // promise sent with the next batch accounts for it.
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    ++answers_received_;
+    auto it = waiting_.find(a.id());
+    if (it != waiting_.end()) {
+      it->second->clock.store(a.t(), std::memory_order_relaxed);
+      it->second->mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
+      waiting_.erase(it);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(answer_mu_);
+    answers_[a.id()] = a;
+  }
+  answer_cv_.notify_all();
+}
+
+int64_t Core::clock_read_ns(clockid_t clock) {
+  const int64_t base = clock_base_[clock & 15];
+  const Time quantum = costs().clock_read();
+  if (tl_thread && tl_thread->registered) {
+    ThreadState& ts = *tl_thread;
+    account_cpu(ts);
+    const Time c = ts.clock.load(std::memory_order_relaxed) + quantum;
+    ts.clock.store(c, std::memory_order_relaxed);
+    return base + c;
+  }
+  const Time v = std::max(tl_unregistered_last + quantum, high_water_.load(std::memory_order_relaxed));
+  tl_unregistered_last = v;
+  return base + v;
+}
+
+void Core::park_idle_threads() {
+  const int64_t now = real_monotonic_ns();
+  for (ThreadState* ts : threads_) {
+    if (ts->mode.load(std::memory_order_acquire) != static_cast<int>(ThreadMode::kInApp)) continue;
+    if (now - ts->left_seer_real.load(std::memory_order_relaxed) < park_after_ns_) continue;
+    int expected = static_cast<int>(ThreadMode::kInApp);
+    ts->mode.compare_exchange_strong(expected, static_cast<int>(ThreadMode::kParked));
+  }
+}
+
+void Core::flusher_loop() {
+  const char* env = std::getenv("SEER_FLUSH_US");
+  const long period_us = env ? std::max(100L, std::strtol(env, nullptr, 10)) : 1000;
+  while (!shut_down()) {
+    timespec ts{0, period_us * 1000};
+    ::nanosleep(&ts, nullptr);
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    if (shut_down() || forked_child_) return;
+    park_idle_threads();
+    bool all_blocked = false;
+    const Time promise = promise_locked(all_blocked);
+    if (!pending_.empty() || promise != last_promise_sent_ ||
+        all_blocked != last_all_blocked_sent_) {
+      flush_locked(nullptr);
+    }
+  }
+}
+
+void Core::goodbye() {
+  std::lock_guard<std::mutex> lock(batch_mu_);
+  if (fd_ < 0 || shut_down()) return;
+  shut_down_.store(true, std::memory_order_release);
+  ThreadState* ts = tl_thread;
+  wire::Request r;
+  r.set_id(next_request_id_.fetch_add(1));
+  r.set_thread(ts ? ts->index : 0);
+  r.set_t(ts ? ts->clock.load(std::memory_order_relaxed) : high_water_.load());
+  r.set_goodbye(true);
+  flush_locked(&r);
+}
+
+void Core::at_exit() {
+  Core& core = instance();
+  if (core.joined() && !core.forked_child_) core.goodbye();
+}
+
+void Core::at_fork_child() {
+  Core& core = instance();
+  core.forked_child_ = true;
+  core.shut_down_.store(true, std::memory_order_release);
+  if (core.fd_ >= 0) ::close(core.fd_);
+  core.fd_ = -1;
+  new (&core.batch_mu_) std::mutex();
+  new (&core.read_mu_) std::mutex();
+  new (&core.answer_mu_) std::mutex();
+}
+
+}  // namespace seer::client

@@ -1,0 +1,117 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <ctime>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pod_record.h"
+#include "thread_state.h"
+#include "wire.pb.h"
+
+namespace seer::client {
+
+using Time = int64_t;
+
+// The one piece of state every intercepted library shares in a rank process: the connection to
+// the session, the batch of records, the threads' virtual clocks. It stays inert until the
+// process makes its first CUDA (or NCCL) call.
+class Core {
+ public:
+  static Core& instance();
+
+  // Joins the session on first use. False when not under `seer run`, in a forked child, or
+  // after the process started exiting.
+  bool ensure_joined();
+  bool joined() const { return joined_.load(std::memory_order_acquire); }
+  bool shut_down() const { return shut_down_.load(std::memory_order_acquire); }
+  bool forked_child() const { return forked_child_; }
+  const wire::Welcome& welcome() const { return welcome_; }
+  bool modeled() const { return welcome_.host_time() == wire::HOST_TIME_MODELED; }
+  const wire::HostCosts& costs() const { return welcome_.costs(); }
+
+  // The calling thread's state, registered on first use.
+  ThreadState& thread();
+
+  // Every intercepted call: enter() advances the thread clock by its host time since the last
+  // call plus `cost`; leave() marks it back in application code.
+  void enter(ThreadState& ts, Time cost);
+  void leave(ThreadState& ts);
+
+  void add_record(ThreadState& ts, const PodRecord& r);
+  // A blocking request; returns the session's answer and sets the thread clock to its time.
+  wire::Answer request(ThreadState& ts, wire::Request& r);
+
+  // Virtual time for clock_gettime & co. (ns since the epoch of `clock`), for any thread.
+  int64_t clock_read_ns(clockid_t clock);
+
+  // For the launch-path benchmark: how many records were flushed.
+  uint64_t records_sent() const { return records_sent_; }
+
+ private:
+  Core() = default;
+  bool join_locked();
+  void flush_locked(const wire::Request* request);
+  void flusher_loop();
+  void park_idle_threads();
+  void resume(ThreadState& ts);
+  wire::Answer wait_answer(uint64_t id);
+  void read_one_message();
+  void dispatch(const wire::SessionMessage& m);
+  Time promise_locked(bool& all_blocked) const;
+  void account_cpu(ThreadState& ts);
+  void goodbye();
+  static void at_fork_child();
+  static void at_exit();
+
+  std::atomic<bool> joined_{false};
+  std::atomic<bool> shut_down_{false};
+  bool join_failed_ = false;
+  bool forked_child_ = false;
+  std::mutex join_mu_;
+  int fd_ = -1;
+  wire::Welcome welcome_;
+  int64_t park_after_ns_ = 0;
+  int64_t clock_base_[16] = {};  // real ns of each clock id when the process joined
+
+  // batch_mu_ guards the pending records, the thread list and the socket's write side.
+  mutable std::mutex batch_mu_;
+  std::vector<PodRecord> pending_;
+  std::vector<ThreadState*> threads_;
+  wire::ClientMessage outgoing_;
+  std::string out_buffer_;
+  uint64_t answers_received_ = 0;
+  Time last_promise_sent_ = -1;
+  bool last_all_blocked_sent_ = false;
+  uint64_t records_sent_ = 0;
+  std::atomic<uint64_t> next_request_id_{1};
+
+  // Answers: one waiting thread at a time reads the socket and hands answers to the others.
+  std::mutex read_mu_;
+  std::mutex answer_mu_;
+  std::condition_variable answer_cv_;
+  std::unordered_map<uint64_t, wire::Answer> answers_;
+  std::unordered_map<uint64_t, ThreadState*> waiting_;  // guarded by batch_mu_
+
+  std::atomic<Time> high_water_{0};  // the latest clock any CUDA thread reached
+};
+
+// Scoped enter/leave for API implementations.
+class ApiCall {
+ public:
+  ApiCall(Core& core, Time cost) : core_(core), ts_(core.thread()) { core_.enter(ts_, cost); }
+  ~ApiCall() { core_.leave(ts_); }
+  ApiCall(const ApiCall&) = delete;
+  ApiCall& operator=(const ApiCall&) = delete;
+  ThreadState& ts() { return ts_; }
+
+ private:
+  Core& core_;
+  ThreadState& ts_;
+};
+
+}  // namespace seer::client

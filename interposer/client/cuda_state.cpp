@@ -1,0 +1,151 @@
+#include "cuda_state.h"
+
+namespace seer::client {
+namespace {
+
+struct PerThreadStreams {
+  std::vector<StreamObj*> by_device;
+};
+thread_local PerThreadStreams tl_streams;
+
+}  // namespace
+
+CudaState& CudaState::instance() {
+  static CudaState* s = new CudaState();
+  return *s;
+}
+
+void CudaState::announce(ThreadState& ts, StreamObj* s) {
+  PodRecord r;
+  r.type = PodRecord::kStreamCreate;
+  r.t = ts.clock.load(std::memory_order_relaxed);
+  r.a = s->id;
+  r.i0 = s->device;
+  r.i1 = s->priority;
+  r.flag_a = !s->nonblocking;
+  r.flag_b = s->legacy;
+  Core::instance().add_record(ts, r);
+}
+
+StreamObj* CudaState::legacy_stream(ThreadState& ts, int device) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (legacy_.size() <= static_cast<size_t>(device)) legacy_.resize(device + 1, nullptr);
+  if (legacy_[device]) return legacy_[device];
+  auto* s = new StreamObj();
+  s->id = next_stream_id_++;
+  s->device = device;
+  s->legacy = true;
+  legacy_[device] = s;
+  all_streams_.push_back(s);
+  lock.unlock();
+  announce(ts, s);
+  return s;
+}
+
+StreamObj* CudaState::per_thread_stream(ThreadState& ts, int device) {
+  auto& v = tl_streams.by_device;
+  if (v.size() <= static_cast<size_t>(device)) v.resize(device + 1, nullptr);
+  if (v[device]) return v[device];
+  auto* s = new StreamObj();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s->id = next_stream_id_++;
+    all_streams_.push_back(s);
+  }
+  s->device = device;
+  v[device] = s;
+  announce(ts, s);
+  return s;
+}
+
+StreamObj* CudaState::resolve_stream(ThreadState& ts, const void* handle, bool per_thread_default) {
+  const auto value = reinterpret_cast<uintptr_t>(handle);
+  if (value == 0) {
+    return per_thread_default ? per_thread_stream(ts, ts.device) : legacy_stream(ts, ts.device);
+  }
+  if (value == kLegacyHandle) return legacy_stream(ts, ts.device);
+  if (value == kPerThreadHandle) return per_thread_stream(ts, ts.device);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!live_streams_.count(handle)) return nullptr;
+  return static_cast<StreamObj*>(const_cast<void*>(handle));
+}
+
+StreamObj* CudaState::create_stream(ThreadState& ts, int device, unsigned flags, int priority) {
+  auto* s = new StreamObj();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s->id = next_stream_id_++;
+    live_streams_.insert(s);
+    all_streams_.push_back(s);
+  }
+  s->device = device;
+  s->flags = flags;
+  s->nonblocking = (flags & 0x1) != 0;  // cudaStreamNonBlocking
+  s->priority = priority;
+  announce(ts, s);
+  return s;
+}
+
+bool CudaState::destroy_stream(const void* handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // The object stays allocated: ops already submitted may still refer to its id.
+  return live_streams_.erase(handle) > 0;
+}
+
+std::vector<StreamObj*> CudaState::streams_of_device(int device) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<StreamObj*> out;
+  for (StreamObj* s : all_streams_) {
+    if (s->device == device) out.push_back(s);
+  }
+  return out;
+}
+
+EventObj* CudaState::create_event(int device, unsigned flags) {
+  auto* e = new EventObj();
+  e->device = device;
+  e->flags = flags;
+  std::lock_guard<std::mutex> lock(mu_);
+  e->id = next_event_id_++;
+  live_events_.insert(e);
+  return e;
+}
+
+EventObj* CudaState::find_event(const void* handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!live_events_.count(handle)) return nullptr;
+  return static_cast<EventObj*>(const_cast<void*>(handle));
+}
+
+bool CudaState::destroy_event(const void* handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!live_events_.erase(handle)) return false;
+  delete static_cast<const EventObj*>(handle);
+  return true;
+}
+
+void CudaState::register_function(const void* host_fun, const char* device_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  function_names_[host_fun] = device_name;
+}
+
+uint64_t CudaState::kernel_id(ThreadState& ts, const void* host_fun) {
+  const auto id = reinterpret_cast<uint64_t>(host_fun);
+  const char* name = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, inserted] = announced_functions_.emplace(host_fun, id);
+    if (!inserted) return id;
+    auto n = function_names_.find(host_fun);
+    name = n != function_names_.end() ? n->second : nullptr;
+  }
+  PodRecord r;
+  r.type = PodRecord::kRegisterKernel;
+  r.t = ts.clock.load(std::memory_order_relaxed);
+  r.a = id;
+  r.name = name ? name : "<unknown kernel>";
+  Core::instance().add_record(ts, r);
+  return id;
+}
+
+}  // namespace seer::client

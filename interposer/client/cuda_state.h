@@ -1,0 +1,80 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core.h"
+
+namespace seer::client {
+
+inline constexpr Time kUnknown = INT64_MAX;
+
+// A CUDA stream as the client knows it. The handle the application holds is a pointer to one
+// of these (user streams) or one of CUDA's special values (0, cudaStreamLegacy,
+// cudaStreamPerThread).
+struct StreamObj {
+  uint64_t id = 0;
+  int device = 0;
+  bool nonblocking = false;
+  bool legacy = false;
+  int priority = 0;
+  unsigned flags = 0;
+  uint64_t submitted = 0;        // ops submitted so far
+  uint64_t known_for = UINT64_MAX;  // `submitted` when `known_completion` was learnt
+  Time known_completion = kUnknown;
+};
+
+struct EventObj {
+  uint64_t id = 0;
+  unsigned flags = 0;
+  int device = 0;
+  bool recorded = false;
+  Time completion = kUnknown;  // final completion of the latest record, once the session said
+};
+
+// Streams, events and kernels of this process. Handles are validated against live sets.
+class CudaState {
+ public:
+  static CudaState& instance();
+
+  // Special handle values of the CUDA runtime.
+  static constexpr uintptr_t kLegacyHandle = 0x1;
+  static constexpr uintptr_t kPerThreadHandle = 0x2;
+
+  // Resolves an application stream handle; nullptr when invalid. `per_thread_default` says
+  // whether handle 0 means the per-thread default stream (the _ptsz entry points).
+  StreamObj* resolve_stream(ThreadState& ts, const void* handle, bool per_thread_default);
+  StreamObj* create_stream(ThreadState& ts, int device, unsigned flags, int priority);
+  bool destroy_stream(const void* handle);
+  std::vector<StreamObj*> streams_of_device(int device);
+
+  EventObj* create_event(int device, unsigned flags);
+  EventObj* find_event(const void* handle);
+  bool destroy_event(const void* handle);
+
+  // Kernel registration: host stub -> device (mangled) name.
+  void register_function(const void* host_fun, const char* device_name);
+  // Returns the function id; registers its name with the session on first use.
+  uint64_t kernel_id(ThreadState& ts, const void* host_fun);
+
+ private:
+  StreamObj* legacy_stream(ThreadState& ts, int device);
+  StreamObj* per_thread_stream(ThreadState& ts, int device);
+  void announce(ThreadState& ts, StreamObj* s);
+
+  std::mutex mu_;
+  std::unordered_set<const void*> live_streams_;
+  std::unordered_set<const void*> live_events_;
+  std::vector<StreamObj*> legacy_;
+  std::vector<StreamObj*> all_streams_;
+  std::unordered_map<const void*, const char*> function_names_;
+  std::unordered_map<const void*, uint64_t> announced_functions_;
+  uint64_t next_stream_id_ = 1;
+  uint64_t next_event_id_ = 1;
+};
+
+}  // namespace seer::client

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "wire.pb.h"
+
+namespace seer::client {
+
+// Simulated device memory: address space reserved with mmap(PROT_NONE) per GPU so pointers are
+// unique and a host dereference faults; live bytes counted against the target GPU's capacity.
+class DeviceMemory {
+ public:
+  static DeviceMemory& instance();
+  void configure(const wire::Welcome& welcome);
+
+  static constexpr uint64_t kGranularity = 512;
+
+  enum class AllocResult { kOk, kOutOfMemory, kInvalid };
+  struct Allocation {
+    int gpu;
+    uint64_t base;
+    uint64_t size;  // rounded
+  };
+  AllocResult allocate(int gpu, uint64_t bytes, uint64_t& address);
+  std::optional<Allocation> release(uint64_t address);
+  // The allocation containing `address`, if it is simulated device memory.
+  std::optional<Allocation> find(uint64_t address) const;
+  // Which GPU's reserved range contains the address (allocated or not).
+  int gpu_of(uint64_t address) const;
+  uint64_t used(int gpu) const;
+  uint64_t capacity(int gpu) const;  // total minus the context reserve
+  uint64_t total(int gpu) const;
+
+  // Pinned host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister).
+  void add_pinned(uint64_t base, uint64_t size);
+  bool remove_pinned(uint64_t base);
+  bool is_pinned(uint64_t address) const;
+
+ private:
+  struct Gpu {
+    uint64_t base = 0;   // reserved range start (0 until first use)
+    uint64_t span = 0;   // reserved bytes
+    uint64_t total = 0;
+    uint64_t reserve = 0;
+    uint64_t used = 0;
+    std::map<uint64_t, uint64_t> free_ranges;  // offset -> size
+    std::map<uint64_t, uint64_t> live;         // address -> rounded size
+  };
+  bool reserve_locked(Gpu& g);
+  void install_fault_handler();
+
+  mutable std::mutex mu_;
+  std::vector<Gpu> gpus_;
+  std::map<uint64_t, uint64_t> pinned_;  // base -> size
+};
+
+}  // namespace seer::client

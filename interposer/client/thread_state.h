@@ -1,0 +1,29 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace seer::client {
+
+enum class ThreadMode : int {
+  kInApp = 0,    // running application code
+  kInSeer = 1,   // inside an intercepted call
+  kBlocked = 2,  // waiting for the session's answer
+  kParked = 3,   // outside Seer for long: excluded from the promise until it returns
+  kExited = 4,
+};
+
+// One application thread that has made a CUDA call. Owned by the Core; never freed (a thread
+// that exits is marked kExited) so the flusher can read it without locks.
+struct ThreadState {
+  uint32_t index = 0;
+  std::atomic<int64_t> clock{0};          // virtual ns; written only by the owning thread
+  std::atomic<int> mode{static_cast<int>(ThreadMode::kInApp)};
+  std::atomic<int64_t> left_seer_real{0};  // real monotonic ns when it last left Seer
+  int64_t cpu_mark = 0;                    // thread CPU ns at the last accounting point
+  int device = 0;                          // current device (cudaSetDevice)
+  int last_error = 0;                      // cudaGetLastError / cudaPeekAtLastError
+  bool registered = false;
+};
+
+}  // namespace seer::client

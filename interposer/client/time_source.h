@@ -1,0 +1,15 @@
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+
+namespace seer::client {
+
+// Real clocks, read without going through our own clock_gettime interposer.
+int64_t real_clock_ns(clockid_t clock);
+inline int64_t real_monotonic_ns() { return real_clock_ns(CLOCK_MONOTONIC); }
+inline int64_t thread_cpu_ns() { return real_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+// The libc implementation of clock_gettime (resolved with RTLD_NEXT).
+int real_clock_gettime(clockid_t clock, timespec* ts);
+
+}  // namespace seer::client

@@ -1,0 +1,37 @@
+#include "api.h"
+
+namespace seer::cudart {
+
+cudaError_t not_joined_error() {
+  Core& core = Core::instance();
+  if (core.shut_down() && !core.forked_child()) return cudaErrorCudartUnloading;
+  if (core.forked_child()) return cudaErrorInitializationError;
+  return cudaErrorNoDevice;
+}
+
+void submit(ThreadState& ts, client::StreamObj* s, client::PodRecord& r) {
+  r.t = ts.clock.load(std::memory_order_relaxed);
+  ++s->submitted;
+  Core::instance().add_record(ts, r);
+}
+
+void sync_stream(ThreadState& ts, client::StreamObj* s) {
+  const Core& core = Core::instance();
+  if (s->known_for == s->submitted) {
+    // The session already told us when this stream's work completes; answer locally with the
+    // same rule the session applies.
+    const client::Time now = ts.clock.load(std::memory_order_relaxed);
+    if (s->known_completion > now) {
+      ts.clock.store(s->known_completion + core.costs().sync_return(), std::memory_order_relaxed);
+    }
+    return;
+  }
+  wire::Request r;
+  r.set_stream_sync(s->id);
+  const uint64_t submitted = s->submitted;
+  const wire::Answer a = Core::instance().request(ts, r);
+  s->known_for = submitted;
+  s->known_completion = a.completion();
+}
+
+}  // namespace seer::cudart

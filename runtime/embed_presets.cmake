@@ -1,0 +1,12 @@
+# Writes a header embedding every presets/*.yaml as a string, so seer works from any directory.
+file(GLOB yamls "${PRESET_DIR}/*.yaml")
+list(SORT yamls)
+set(body "#pragma once\n// Generated from runtime/presets/*.yaml.\nstruct SeerPreset { const char* name; const char* yaml; };\ninline constexpr SeerPreset kPresets[] = {\n")
+foreach(y IN LISTS yamls)
+  get_filename_component(name "${y}" NAME_WE)
+  file(READ "${y}" text)
+  string(APPEND body "  {\"${name}\", R\"seer_yaml(${text})seer_yaml\"},\n")
+endforeach()
+string(APPEND body "};\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "seer/runtime/session.h"
+
+namespace seer::rt {
+
+struct RunDescription {
+  std::vector<std::string> command;
+  int exit_code = 0;
+  std::string exit_description;  // "exited with status 0", "killed by signal 9"
+};
+
+// The terminal report printed after `seer run`.
+void print_report(std::ostream& out, const Session& session, const SessionResult& result,
+                  const RunDescription& run);
+
+// summary.json: deterministic content only (no wall time, no pids), schema-versioned.
+std::string summary_json(const Session& session, const SessionResult& result,
+                         const RunDescription& run);
+// run.json: facts about this particular execution (wall time, pids, speed).
+std::string run_json(const Session& session, const SessionResult& result);
+// trace.json: Chrome trace format (one process per rank, one track per stream).
+std::string trace_json(const Session& session, const SessionResult& result);
+
+// Writes summary.json, run.json and trace.json under `dir` (created if missing). Throws on I/O
+// errors with a message naming the file.
+void write_reports(const std::string& dir, const Session& session, const SessionResult& result,
+                   const RunDescription& run);
+
+std::string human_time(int64_t ns);
+std::string human_bytes(uint64_t bytes);
+
+}  // namespace seer::rt

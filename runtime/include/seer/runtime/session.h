@@ -1,0 +1,69 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "seer/runtime/cluster.h"
+#include "seer/simcore/engine.h"
+#include "seer/simcore/host_costs.h"
+
+namespace seer::rt {
+
+enum class HostTime { kMeasured, kModeled };
+
+struct SessionOptions {
+  ClusterSpec cluster;
+  HostTime host_time = HostTime::kMeasured;
+  sim::HostCosts costs;
+  int64_t park_after_ms = 100;
+  // Real seconds without simulated progress while a rank waits before a hang warning is printed.
+  double hang_warning_s = 10;
+};
+
+// One process that joined the simulation, as the report sees it.
+struct ProcessInfo {
+  int process = 0;  // engine process key (rank when known)
+  int rank = -1;
+  int pid = 0;
+  std::string program;
+  bool said_goodbye = false;
+  int64_t last_time = 0;  // the latest virtual time it reported
+};
+
+struct SessionResult {
+  std::vector<ProcessInfo> processes;
+  std::vector<std::string> problems;  // deadlocks, protocol errors, processes that vanished
+  double wall_seconds = 0;
+  int64_t simulated_ns = 0;
+  uint64_t records = 0;
+  uint64_t requests = 0;
+};
+
+class SessionServer;
+
+// The simulation session: listens on a Unix socket in a private directory, admits rank processes,
+// applies their records to the engine in conservative virtual-time order, answers blocking calls.
+class Session {
+ public:
+  explicit Session(SessionOptions options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::string& socket_path() const;
+  // Serves until `keep_going()` is false and every connected process has left.
+  void serve(const std::function<bool()>& keep_going);
+  SessionResult result() const;
+  const sim::Engine& engine() const;
+  const SessionOptions& options() const;
+
+ private:
+  std::unique_ptr<SessionServer> server_;
+};
+
+}  // namespace seer::rt

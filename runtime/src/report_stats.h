@@ -1,0 +1,40 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "seer/runtime/session.h"
+
+namespace seer::rt {
+
+struct GpuStats {
+  int gpu = 0;
+  int64_t busy_ns = 0;  // union of the intervals where any op ran
+  uint64_t kernels = 0;
+  int64_t kernel_ns = 0;
+  uint64_t copies = 0;
+  int64_t copy_ns = 0;
+  uint64_t copy_bytes = 0;
+  uint64_t peak_bytes = 0;
+};
+
+struct KernelStats {
+  std::string name;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+};
+
+struct RunStats {
+  std::vector<GpuStats> gpus;        // only GPUs that did something or allocated memory
+  std::vector<KernelStats> kernels;  // by total time, descending; ties by name
+  int64_t simulated_ns = 0;
+  int64_t generic_kernel_ns = 0;     // simulated time from the generic fallback model
+  int64_t total_op_ns = 0;
+};
+
+RunStats compute_stats(const Session& session, const SessionResult& result);
+
+}  // namespace seer::rt

@@ -1,0 +1,520 @@
+#include "session_server.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace seer::rt {
+namespace {
+
+using sim::kNever;
+using sim::Time;
+
+wire::GpuProperties gpu_properties(const sim::Engine& engine, const ClusterSpec& cluster, int gpu) {
+  const sim::GpuSpec& s = engine.gpu_spec(gpu);
+  wire::GpuProperties p;
+  p.set_name(s.marketing_name);
+  p.set_sm_count(s.sm_count);
+  p.set_cc_major(s.cc_major);
+  p.set_cc_minor(s.cc_minor);
+  p.set_memory_bytes(s.memory_bytes);
+  p.set_context_reserve_bytes(s.context_reserve_bytes);
+  p.set_clock_khz(s.clock_khz);
+  p.set_memory_clock_khz(s.memory_clock_khz);
+  p.set_memory_bus_width(s.memory_bus_width);
+  p.set_l2_bytes(s.l2_bytes);
+  p.set_max_threads_per_sm(s.max_threads_per_sm);
+  p.set_max_blocks_per_sm(s.max_blocks_per_sm);
+  p.set_shared_mem_per_sm(s.shared_mem_per_sm);
+  p.set_shared_mem_per_block_optin(s.shared_mem_per_block_optin);
+  p.set_regs_per_sm(s.regs_per_sm);
+  p.set_node(gpu / cluster.gpus_per_node);
+  p.set_local_index(gpu % cluster.gpus_per_node);
+  p.set_pci_bus_id(0x18 + (gpu % cluster.gpus_per_node) * 0x10);
+  return p;
+}
+
+wire::HostCosts host_costs(const sim::HostCosts& c) {
+  wire::HostCosts w;
+  w.set_launch(c.launch);
+  w.set_memcpy_async(c.memcpy_async);
+  w.set_memcpy_sync(c.memcpy_sync);
+  w.set_event_record(c.event_record);
+  w.set_stream_wait(c.stream_wait);
+  w.set_sync_return(c.sync_return);
+  w.set_query(c.query);
+  w.set_malloc(c.malloc);
+  w.set_free(c.free);
+  w.set_other_call(c.other_call);
+  w.set_clock_read(c.clock_read);
+  w.set_cpu_scale(c.cpu_scale);
+  return w;
+}
+
+sim::OpKind copy_kind(wire::CopyKind k) {
+  switch (k) {
+    case wire::COPY_H2D: return sim::OpKind::kCopyH2D;
+    case wire::COPY_D2H: return sim::OpKind::kCopyD2H;
+    case wire::COPY_D2D: return sim::OpKind::kCopyD2D;
+    case wire::COPY_H2H: return sim::OpKind::kCopyH2H;
+    case wire::COPY_PEER: return sim::OpKind::kCopyPeer;
+    case wire::COPY_MEMSET: return sim::OpKind::kMemset;
+    default: return sim::OpKind::kCopyH2H;
+  }
+}
+
+bool is_sync_request(const wire::Request& r) {
+  return r.body_case() == wire::Request::kStreamSync ||
+         r.body_case() == wire::Request::kEventSync || r.body_case() == wire::Request::kDeviceSync;
+}
+
+std::string describe(const wire::Request& r) {
+  switch (r.body_case()) {
+    case wire::Request::kStreamSync: return "cudaStreamSynchronize";
+    case wire::Request::kEventSync: return "cudaEventSynchronize";
+    case wire::Request::kDeviceSync: return "cudaDeviceSynchronize";
+    case wire::Request::kStreamQuery: return "cudaStreamQuery";
+    case wire::Request::kEventQuery: return "cudaEventQuery";
+    case wire::Request::kResume: return "resume";
+    case wire::Request::kGoodbye: return "exit";
+    default: return "request";
+  }
+}
+
+}  // namespace
+
+SessionServer::SessionServer(SessionOptions options)
+    : options_(std::move(options)), engine_(*this) {
+  const ClusterSpec& c = options_.cluster;
+  for (int n = 0; n < c.nodes; ++n) {
+    for (int g = 0; g < c.gpus_per_node; ++g) engine_.add_gpu(c.gpu, n, c.links);
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/seer-XXXXXX";
+  if (!mkdtemp(templ.data())) {
+    throw std::runtime_error("cannot create a private session directory: " +
+                             std::string(std::strerror(errno)));
+  }
+  dir_ = templ;
+  socket_path_ = dir_ + "/session.sock";
+  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path_.size() >= sizeof(addr.sun_path)) {
+    throw std::runtime_error("session socket path too long: " + socket_path_);
+  }
+  std::strcpy(addr.sun_path, socket_path_.c_str());
+  if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listen_fd_, 1024) != 0) {
+    throw std::runtime_error("cannot listen on " + socket_path_ + ": " + std::strerror(errno));
+  }
+  started_ = last_progress_ = std::chrono::steady_clock::now();
+}
+
+SessionServer::~SessionServer() {
+  for (auto& c : clients_) {
+    if (c->fd >= 0) ::close(c->fd);
+  }
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  ::unlink(socket_path_.c_str());
+  ::rmdir(dir_.c_str());
+}
+
+int SessionServer::live_clients() const {
+  int n = 0;
+  for (const auto& c : clients_) n += c->gone ? 0 : 1;
+  return n;
+}
+
+void SessionServer::serve(const std::function<bool()>& keep_going) {
+  std::vector<pollfd> fds;
+  while (true) {
+    const bool more = keep_going();
+    if (!more && live_clients() == 0) break;
+    fds.clear();
+    fds.push_back({listen_fd_, POLLIN, 0});
+    std::vector<Client*> polled;
+    for (auto& c : clients_) {
+      if (c->gone) continue;
+      fds.push_back({c->fd, POLLIN, 0});
+      polled.push_back(c.get());
+    }
+    const int ready = ::poll(fds.data(), fds.size(), more ? 5 : 50);
+    if (ready < 0 && errno != EINTR) throw std::runtime_error("poll failed");
+    if (ready > 0) {
+      if (fds[0].revents & POLLIN) accept_clients();
+      for (size_t i = 1; i < fds.size(); ++i) {
+        if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_client(*polled[i - 1]);
+      }
+    }
+    advance();
+    check_stuck();
+  }
+  wall_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+void SessionServer::accept_clients() {
+  while (true) {
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    auto c = std::make_unique<Client>();
+    c->fd = fd;
+    c->index = static_cast<int>(clients_.size());
+    clients_.push_back(std::move(c));
+  }
+}
+
+void SessionServer::read_client(Client& c) {
+  char buf[65536];
+  bool eof = false;
+  while (true) {
+    const ssize_t n = ::read(c.fd, buf, sizeof buf);
+    if (n > 0) {
+      c.reader.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    eof = true;
+    break;
+  }
+  bool corrupt = false;
+  while (!c.gone) {
+    auto frame = c.reader.next(corrupt);
+    if (!frame) break;
+    handle_message(c, *frame);
+  }
+  if (corrupt && !c.gone) drop(c, "sent a malformed frame header");
+  if (eof && !c.gone) {
+    if (c.welcomed && !c.info.said_goodbye) {
+      problems_.push_back("process " + std::to_string(c.info.pid) +
+                          (c.info.rank >= 0 ? " (rank " + std::to_string(c.info.rank) + ")" : "") +
+                          " left the simulation without exiting normally (crashed or killed?)" +
+                          (c.last_call.empty() ? "" : "; its last call was " + c.last_call));
+    }
+    c.gone = true;
+    ::close(c.fd);
+    c.fd = -1;
+  }
+  last_progress_ = std::chrono::steady_clock::now();
+}
+
+void SessionServer::drop(Client& c, const std::string& why) {
+  problems_.push_back("dropped the connection of process " + std::to_string(c.info.pid) + ": " +
+                      why);
+  std::fprintf(stderr, "seer: %s\n", problems_.back().c_str());
+  c.gone = true;
+  if (c.fd >= 0) ::close(c.fd);
+  c.fd = -1;
+}
+
+void SessionServer::handle_message(Client& c, const std::string& payload) {
+  wire::ClientMessage m;
+  if (!m.ParseFromString(payload)) {
+    drop(c, "sent a message that is not a valid ClientMessage");
+    return;
+  }
+  switch (m.body_case()) {
+    case wire::ClientMessage::kHello:
+      if (c.welcomed) {
+        drop(c, "said hello twice");
+        return;
+      }
+      handle_hello(c, m.hello());
+      return;
+    case wire::ClientMessage::kBatch:
+      if (!c.welcomed) {
+        drop(c, "sent records before hello");
+        return;
+      }
+      handle_batch(c, m.batch());
+      return;
+    default: drop(c, "sent an empty message");
+  }
+}
+
+int SessionServer::assign_process_key(int rank) {
+  if (rank >= 0 && !used_keys_.count(rank)) {
+    used_keys_[rank] = 1;
+    return rank;
+  }
+  const int key = 1000000 + next_anonymous_++;
+  used_keys_[key] = 1;
+  return key;
+}
+
+void SessionServer::handle_hello(Client& c, const wire::Hello& hello) {
+  c.welcomed = true;
+  c.process = assign_process_key(hello.rank());
+  c.info.process = c.process;
+  c.info.rank = hello.rank();
+  c.info.pid = hello.pid();
+  c.info.program = hello.program();
+  if (hello.world_size() > expected_ranks_) expected_ranks_ = hello.world_size();
+  ++joined_ranks_;
+
+  wire::SessionMessage m;
+  wire::Welcome* w = m.mutable_welcome();
+  w->set_process_id(c.process);
+  w->set_rank(hello.rank());
+  w->set_first_gpu(0);
+  w->set_gpu_count(engine_.gpu_count());
+  for (int g = 0; g < engine_.gpu_count(); ++g) {
+    *w->add_gpus() = gpu_properties(engine_, options_.cluster, g);
+  }
+  w->set_host_time(options_.host_time == HostTime::kModeled ? wire::HOST_TIME_MODELED
+                                                            : wire::HOST_TIME_MEASURED);
+  *w->mutable_costs() = host_costs(options_.costs);
+  w->set_park_after_ms(options_.park_after_ms);
+  send(c, m);
+}
+
+void SessionServer::handle_batch(Client& c, const wire::Batch& batch) {
+  for (const wire::Record& r : batch.records()) apply_record(c, r);
+  records_ += static_cast<uint64_t>(batch.records_size());
+  c.promise = batch.promise();
+  c.answers_received = batch.answers_received();
+  c.all_blocked = batch.all_blocked();
+  while (!c.unacked.empty() && c.unacked.front().first <= c.answers_received) c.unacked.pop_front();
+  c.info.last_time = std::max(c.info.last_time, batch.promise() == kNever ? 0 : batch.promise());
+  if (batch.has_request()) handle_request(c, batch.request());
+}
+
+void SessionServer::apply_record(Client& c, const wire::Record& r) {
+  const int p = c.process;
+  const Time t = r.t();
+  c.info.last_time = std::max(c.info.last_time, t);
+  bool ok = true;
+  switch (r.body_case()) {
+    case wire::Record::kRegisterKernel:
+      c.kernels[r.register_kernel().func_id()] = engine_.intern_kernel(r.register_kernel().name());
+      break;
+    case wire::Record::kLaunch: {
+      const wire::Launch& l = r.launch();
+      sim::OpDesc op;
+      op.kind = sim::OpKind::kKernel;
+      auto it = c.kernels.find(l.func_id());
+      op.kernel = it != c.kernels.end() ? it->second : engine_.intern_kernel("<unregistered kernel>");
+      op.geometry = {l.gx(), l.gy(), l.gz(), l.bx(), l.by(), l.bz(), l.shmem()};
+      ok = engine_.submit(p, l.stream(), t, op);
+      break;
+    }
+    case wire::Record::kCopy: {
+      const wire::Copy& cp = r.copy();
+      sim::OpDesc op;
+      op.kind = copy_kind(cp.kind());
+      op.bytes = cp.bytes();
+      op.pinned = cp.pinned();
+      op.peer_gpu = cp.kind() == wire::COPY_PEER ? cp.dst_gpu() : -1;
+      ok = engine_.submit(p, cp.stream(), t, op);
+      break;
+    }
+    case wire::Record::kEventRecord:
+      ok = engine_.record_event(p, r.event_record().event(), r.event_record().stream(), t);
+      break;
+    case wire::Record::kStreamWaitEvent:
+      ok = engine_.stream_wait_event(p, r.stream_wait_event().stream(),
+                                     r.stream_wait_event().event(), t);
+      break;
+    case wire::Record::kStreamCreate: {
+      const wire::StreamCreate& s = r.stream_create();
+      ok = engine_.create_stream(p, s.stream(), s.gpu(), s.blocking(), s.legacy_default());
+      break;
+    }
+    case wire::Record::kAlloc: engine_.note_alloc(r.alloc().gpu(), r.alloc().bytes()); break;
+    case wire::Record::kFree: engine_.note_free(r.free().gpu(), r.free().bytes()); break;
+    default: ok = false;
+  }
+  if (!ok) {
+    problems_.push_back("process " + std::to_string(c.info.pid) +
+                        " sent a record naming an unknown stream or GPU (ignored)");
+  }
+}
+
+void SessionServer::handle_request(Client& c, const wire::Request& r) {
+  ++requests_;
+  c.last_call = describe(r);
+  if (r.body_case() == wire::Request::kGoodbye) {
+    c.info.said_goodbye = true;
+    return;
+  }
+  if (r.body_case() == wire::Request::kResume) {
+    answer(c, r.id(), std::max(r.t(), engine_.now()), true, engine_.now());
+    return;
+  }
+  const uint64_t token = next_token_++;
+  waits_[token] = PendingRequest{c.index, r};
+  ++c.pending_requests;
+  switch (r.body_case()) {
+    case wire::Request::kStreamSync:
+    case wire::Request::kStreamQuery: {
+      const uint64_t stream = r.body_case() == wire::Request::kStreamSync ? r.stream_sync()
+                                                                          : r.stream_query();
+      if (!engine_.wait_stream(c.process, stream, token)) on_wait_done(token, 0);
+      break;
+    }
+    case wire::Request::kEventSync: engine_.wait_event(c.process, r.event_sync(), token); break;
+    case wire::Request::kEventQuery: engine_.wait_event(c.process, r.event_query(), token); break;
+    case wire::Request::kDeviceSync: engine_.wait_gpu(c.process, r.device_sync(), token); break;
+    default:
+      waits_.erase(token);
+      --c.pending_requests;
+      drop(c, "sent an unknown request");
+  }
+}
+
+void SessionServer::on_wait_done(uint64_t token, Time completion) {
+  auto it = waits_.find(token);
+  if (it == waits_.end()) return;
+  const PendingRequest pr = it->second;
+  waits_.erase(it);
+  Client& c = *clients_[pr.client];
+  --c.pending_requests;
+  if (c.gone) return;
+  const wire::Request& r = pr.request;
+  if (is_sync_request(r)) {
+    const Time t = completion > r.t() ? completion + options_.costs.sync_return : r.t();
+    answer(c, r.id(), t, true, completion);
+  } else {
+    answer(c, r.id(), r.t(), completion <= r.t(), completion);
+  }
+}
+
+void SessionServer::answer(Client& c, uint64_t id, Time t, bool ready, Time completion) {
+  wire::SessionMessage m;
+  wire::Answer* a = m.mutable_answer();
+  a->set_id(id);
+  a->set_t(t);
+  a->set_ready(ready);
+  a->set_completion(completion);
+  ++c.answers_sent;
+  c.unacked.emplace_back(c.answers_sent, t);
+  send(c, m);
+}
+
+void SessionServer::send(Client& c, const wire::SessionMessage& m) {
+  std::string out;
+  const std::string body = m.SerializeAsString();
+  wire::append_frame_header(out, static_cast<uint32_t>(body.size()));
+  out += body;
+  // The client socket is non-blocking for reads; answers are small, so wait for room if needed.
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::send(c.fd, out.data() + done, out.size() - done, MSG_NOSIGNAL);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd pfd{c.fd, POLLOUT, 0};
+      ::poll(&pfd, 1, 100);
+      continue;
+    }
+    c.gone = true;
+    return;
+  }
+}
+
+Time SessionServer::effective_promise(const Client& c) const {
+  if (c.gone || c.info.said_goodbye) return kNever;
+  if (!c.welcomed) return 0;
+  Time p = c.all_blocked ? kNever : c.promise;
+  for (const auto& [n, t] : c.unacked) p = std::min(p, t);
+  return p;
+}
+
+Time SessionServer::safe_time() const {
+  if (joined_ranks_ < expected_ranks_) return 0;
+  Time safe = kNever;
+  for (const auto& c : clients_) safe = std::min(safe, effective_promise(*c));
+  return safe;
+}
+
+void SessionServer::advance() {
+  while (auto t = engine_.next_event_time()) {
+    if (*t >= safe_time()) break;
+    engine_.step();
+    last_progress_ = std::chrono::steady_clock::now();
+    hang_reported_ = false;
+  }
+  if (safe_time() == kNever && !engine_.next_event_time() && !waits_.empty()) report_deadlock();
+}
+
+void SessionServer::report_deadlock() {
+  std::string msg = "deadlock: every rank waits and no simulated work can complete.";
+  for (const auto& [token, pr] : waits_) {
+    const Client& c = *clients_[pr.client];
+    msg += "\n  process " + std::to_string(c.info.pid) +
+           (c.info.rank >= 0 ? " (rank " + std::to_string(c.info.rank) + ")" : "") + " waits in " +
+           describe(pr.request);
+  }
+  problems_.push_back(msg);
+  std::fprintf(stderr, "seer: %s\n", msg.c_str());
+  wire::SessionMessage m;
+  m.mutable_fatal()->set_message(msg);
+  for (auto& c : clients_) {
+    if (!c->gone) send(*c, m);
+  }
+  waits_.clear();
+}
+
+void SessionServer::check_stuck() {
+  if (waits_.empty() || hang_reported_) return;
+  const double idle = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                    last_progress_).count();
+  if (idle < options_.hang_warning_s) return;
+  hang_reported_ = true;
+  std::string msg = "no simulated progress for " + std::to_string(static_cast<int>(idle)) +
+                    " s while ranks wait; holding virtual time back:";
+  if (joined_ranks_ < expected_ranks_) {
+    msg += "\n  only " + std::to_string(joined_ranks_) + " of " + std::to_string(expected_ranks_) +
+           " ranks have made a CUDA call yet";
+  }
+  for (const auto& c : clients_) {
+    const Time p = effective_promise(*c);
+    if (p == kNever) continue;
+    msg += "\n  process " + std::to_string(c->info.pid) +
+           (c->info.rank >= 0 ? " (rank " + std::to_string(c->info.rank) + ")" : "") +
+           " at virtual time " + std::to_string(p) + " ns, last call " +
+           (c->last_call.empty() ? "none" : c->last_call);
+  }
+  std::fprintf(stderr, "seer: %s\n", msg.c_str());
+}
+
+SessionResult SessionServer::result() const {
+  SessionResult r;
+  for (const auto& c : clients_) {
+    if (c->welcomed) r.processes.push_back(c->info);
+  }
+  std::sort(r.processes.begin(), r.processes.end(),
+            [](const ProcessInfo& a, const ProcessInfo& b) { return a.process < b.process; });
+  r.problems = problems_;
+  r.wall_seconds = wall_seconds_;
+  Time end = 0;
+  for (const auto& rec : engine_.records()) end = std::max(end, rec.end);
+  for (const auto& p : r.processes) end = std::max(end, p.last_time);
+  r.simulated_ns = end;
+  r.records = records_;
+  r.requests = requests_;
+  return r;
+}
+
+Session::Session(SessionOptions options)
+    : server_(std::make_unique<SessionServer>(std::move(options))) {}
+Session::~Session() = default;
+const std::string& Session::socket_path() const { return server_->socket_path(); }
+void Session::serve(const std::function<bool()>& keep_going) { server_->serve(keep_going); }
+SessionResult Session::result() const { return server_->result(); }
+const sim::Engine& Session::engine() const { return server_->engine(); }
+const SessionOptions& Session::options() const { return server_->options(); }
+
+}  // namespace seer::rt

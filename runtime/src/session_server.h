@@ -1,0 +1,95 @@
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "proto/frame.h"
+#include "seer/runtime/session.h"
+#include "wire.pb.h"
+
+namespace seer::rt {
+
+// Everything the session knows about one connected rank process.
+struct Client {
+  int fd = -1;
+  int process = -1;  // engine process key
+  int index = 0;     // position in SessionServer::clients_
+  ProcessInfo info;
+  wire::FrameReader reader;
+  bool welcomed = false;
+  bool gone = false;
+  // Promise bookkeeping (see DESIGN.md "Virtual time and synchronization").
+  sim::Time promise = 0;
+  uint64_t answers_received = 0;
+  bool all_blocked = false;
+  uint64_t answers_sent = 0;
+  std::deque<std::pair<uint64_t, sim::Time>> unacked;  // (answer number, answer time)
+  std::unordered_map<uint64_t, uint32_t> kernels;      // client func id -> engine kernel id
+  std::string last_call;
+  size_t pending_requests = 0;
+};
+
+struct PendingRequest {
+  int client = 0;
+  wire::Request request;
+};
+
+class SessionServer : public sim::WaitListener {
+ public:
+  explicit SessionServer(SessionOptions options);
+  ~SessionServer() override;
+
+  const std::string& socket_path() const { return socket_path_; }
+  void serve(const std::function<bool()>& keep_going);
+  SessionResult result() const;
+  const sim::Engine& engine() const { return engine_; }
+  const SessionOptions& options() const { return options_; }
+
+  void on_wait_done(uint64_t token, sim::Time completion) override;
+
+ private:
+  void accept_clients();
+  void read_client(Client& c);
+  void handle_message(Client& c, const std::string& payload);
+  void handle_hello(Client& c, const wire::Hello& hello);
+  void handle_batch(Client& c, const wire::Batch& batch);
+  void apply_record(Client& c, const wire::Record& r);
+  void handle_request(Client& c, const wire::Request& r);
+  void send(Client& c, const wire::SessionMessage& m);
+  void answer(Client& c, uint64_t id, sim::Time t, bool ready, sim::Time completion);
+  void drop(Client& c, const std::string& why);
+  sim::Time effective_promise(const Client& c) const;
+  sim::Time safe_time() const;
+  void advance();
+  void check_stuck();
+  void report_deadlock();
+  int live_clients() const;
+  int assign_process_key(int rank);
+
+  SessionOptions options_;
+  sim::Engine engine_;
+  std::string dir_;
+  std::string socket_path_;
+  int listen_fd_ = -1;
+  std::vector<std::unique_ptr<Client>> clients_;
+  std::unordered_map<uint64_t, PendingRequest> waits_;  // engine token -> request
+  uint64_t next_token_ = 1;
+  int next_anonymous_ = 0;
+  int expected_ranks_ = 0;
+  int joined_ranks_ = 0;
+  std::map<int, int> used_keys_;
+  std::vector<std::string> problems_;
+  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point last_progress_;
+  bool hang_reported_ = false;
+  double wall_seconds_ = 0;
+  uint64_t records_ = 0;
+  uint64_t requests_ = 0;
+};
+
+}  // namespace seer::rt

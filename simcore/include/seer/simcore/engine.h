@@ -1,0 +1,169 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "seer/simcore/cost_models.h"
+#include "seer/simcore/gpu_spec.h"
+#include "seer/simcore/op.h"
+#include "seer/simcore/time.h"
+
+namespace seer::sim {
+
+// Told when something a caller waits for is complete. Called from inside Engine::step() (or
+// from the wait call itself when the answer is already known); the completion is final.
+class WaitListener {
+ public:
+  virtual ~WaitListener() = default;
+  virtual void on_wait_done(uint64_t token, Time completion) = 0;
+};
+
+// Discrete-event model of the GPUs: streams (FIFO), events, a compute engine and copy engines
+// per GPU. Deterministic: events at equal times are ordered by (phase, process, per-process
+// submission number), never by the order records reached the session.
+class Engine {
+ public:
+  explicit Engine(WaitListener& listener);
+
+  int add_gpu(const GpuSpec& spec, int node, const NodeLinks& links);
+  int gpu_count() const { return static_cast<int>(gpus_.size()); }
+  const GpuSpec& gpu_spec(int gpu) const { return gpus_.at(gpu).spec; }
+  int gpu_node(int gpu) const { return gpus_.at(gpu).node; }
+
+  uint32_t intern_kernel(const std::string& name);
+  const std::string& kernel_name(uint32_t id) const { return kernel_names_.at(id); }
+
+  // Streams and events are named by (process, client id). Returns false when the id is unknown
+  // or the request is invalid; the caller turns that into an error for the client.
+  bool create_stream(int process, uint64_t stream, int gpu, bool blocking, bool legacy_default);
+  bool submit(int process, uint64_t stream, Time t, const OpDesc& op);
+  bool record_event(int process, uint64_t event, uint64_t stream, Time t);
+  bool stream_wait_event(int process, uint64_t stream, uint64_t event, Time t);
+
+  // Waits fire `token` on the listener when complete (immediately if already complete).
+  bool wait_stream(int process, uint64_t stream, uint64_t token);
+  void wait_event(int process, uint64_t event, uint64_t token);
+  // Every stream the process has on the GPU (cudaDeviceSynchronize).
+  void wait_gpu(int process, int gpu, uint64_t token);
+
+  std::optional<Time> next_event_time() const;
+  // Processes every queued event at the earliest pending time.
+  void step();
+  Time now() const { return now_; }
+
+  const std::vector<OpRecord>& records() const { return records_; }
+  // Stream names for reports: (process, client stream id) of each engine stream index.
+  struct StreamInfo {
+    int process;
+    uint64_t client_id;
+    int gpu;
+    bool legacy_default;
+  };
+  const std::vector<StreamInfo>& streams() const { return stream_info_; }
+
+  // Memory accounting for reports.
+  void note_alloc(int gpu, uint64_t bytes);
+  void note_free(int gpu, uint64_t bytes);
+  uint64_t peak_bytes(int gpu) const { return gpus_.at(gpu).peak_bytes; }
+  uint64_t live_bytes(int gpu) const { return gpus_.at(gpu).live_bytes; }
+
+  // Work not yet complete, for deadlock reports.
+  size_t pending_ops() const { return pending_ops_; }
+
+ private:
+  using OpId = uint32_t;
+  enum class Resource : uint8_t { kNone, kCompute, kCopyIn, kCopyOut, kPeerOut, kCount };
+  enum class OpState : uint8_t { kQueued, kReadyScheduled, kWaitingResource, kRunning, kDone };
+  enum class Phase : uint8_t { kEnd = 0, kReady = 1 };
+
+  struct Op {
+    OpDesc desc;
+    int process = 0;
+    int gpu = 0;
+    uint32_t stream = 0;
+    uint64_t seq = 0;  // per-process submission number: the deterministic tie-break
+    Time submit = 0;
+    Time ready = 0;
+    Time start = 0;
+    Time end = 0;
+    OpState state = OpState::kQueued;
+    std::vector<OpId> deps;
+    std::vector<OpId> dependents;      // ops waiting for this one
+    std::vector<uint32_t> wait_groups;  // WaitGroup indices waiting for this one
+  };
+  struct Stream {
+    int process = 0;
+    int gpu = 0;
+    bool blocking = true;
+    bool legacy_default = false;
+    std::deque<OpId> queue;  // not yet done, in order
+    std::optional<OpId> last;
+  };
+  struct ResourceState {
+    bool busy = false;
+    std::deque<OpId> waiting;
+  };
+  struct Gpu {
+    GpuSpec spec;
+    int node = 0;
+    NodeLinks links;
+    std::vector<uint32_t> streams;
+    ResourceState resources[static_cast<int>(Resource::kCount)];
+    uint64_t live_bytes = 0;
+    uint64_t peak_bytes = 0;
+  };
+  struct WaitGroup {
+    uint64_t token = 0;
+    int remaining = 0;
+    Time max_end = 0;
+  };
+  struct Event {
+    Time t;
+    Phase phase;
+    int process;
+    uint64_t seq;
+    OpId op;
+    bool operator>(const Event& o) const {
+      if (t != o.t) return t > o.t;
+      if (phase != o.phase) return phase > o.phase;
+      if (process != o.process) return process > o.process;
+      return seq > o.seq;
+    }
+  };
+
+  std::optional<uint32_t> find_stream(int process, uint64_t stream) const;
+  OpId enqueue(uint32_t stream, Time t, const OpDesc& desc, std::vector<OpId> deps);
+  void add_implicit_deps(const Stream& s, std::vector<OpId>& deps) const;
+  void try_ready(OpId id);
+  void on_ready(OpId id);
+  void start(OpId id);
+  void finish(OpId id);
+  Resource resource_for(const Op& op) const;
+  Time duration_of(Op& op, TimeSource& source) const;
+  void wait_ops(const std::vector<OpId>& ops, uint64_t token);
+  void schedule(Time t, Phase phase, OpId id);
+
+  WaitListener& listener_;
+  std::vector<Gpu> gpus_;
+  std::vector<Op> ops_;
+  std::vector<Stream> streams_;
+  std::vector<StreamInfo> stream_info_;
+  std::map<std::pair<int, uint64_t>, uint32_t> stream_index_;
+  std::map<std::pair<int, uint64_t>, OpId> event_last_record_;
+  std::unordered_map<int, uint64_t> process_seq_;
+  std::vector<std::string> kernel_names_;
+  std::unordered_map<std::string, uint32_t> kernel_ids_;
+  std::vector<WaitGroup> wait_groups_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::vector<OpRecord> records_;
+  Time now_ = 0;
+  size_t pending_ops_ = 0;
+};
+
+}  // namespace seer::sim

@@ -1,0 +1,145 @@
+// Flow-model throughput on a 1,024-GPU cluster: 128 nodes x 8 GPUs, 8 rail NICs per node,
+// rail-optimized 2-tier fat-tree (32 NIC ports per leaf, non-blocking), with ~10,000 concurrent
+// flows. Events are flow activations (latency over, joins sharing) and completions.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "seer/netsim/cluster_fabric.h"
+#include "seer/netsim/flow_model.h"
+#include "seer/netsim/hash.h"
+#include "seer/netsim/router.h"
+
+namespace seer::net {
+namespace {
+
+constexpr int kConcurrentFlows = 10'000;
+
+ClusterShape dgx_h100_cluster_128() {
+  ClusterShape shape;
+  shape.nodes = 128;
+  shape.gpus_per_node = 8;
+  shape.nvlink_bw_per_gpu = 450e9;
+  shape.nvswitch_latency = 700;
+  shape.pcie_bw = 64e9;
+  shape.pcie_latency = 500;
+  shape.nics_per_node = 8;
+  shape.nic_bw = 50e9;
+  shape.nic_latency = 750;
+  shape.hosts_per_leaf = 32;
+  shape.switch_hop_latency = 200;
+  return shape;
+}
+
+enum class Traffic {
+  RailAligned,  // GPU g of one node to GPU g of another: the pattern NCCL uses on rail fabrics
+  Uniform,      // any GPU to any GPU of another node: one sharing component spans the cluster
+};
+
+// A fixed pool of routed GPU-to-GPU paths to draw flows from, so routing is not timed.
+std::vector<const Path*> path_pool(const ClusterFabric& fabric, Router& router, Traffic traffic,
+                                   std::mt19937_64& random) {
+  std::vector<const Path*> pool;
+  const int nodes = fabric.node_count();
+  const int gpus = fabric.gpus_per_node();
+  for (int i = 0; i < 4 * kConcurrentFlows; ++i) {
+    const int src_node = static_cast<int>(random() % nodes);
+    const int dst_node = (src_node + 1 + static_cast<int>(random() % (nodes - 1))) % nodes;
+    const int src_gpu = static_cast<int>(random() % gpus);
+    const int dst_gpu = traffic == Traffic::RailAligned ? src_gpu : static_cast<int>(random() % gpus);
+    pool.push_back(&router.route(fabric.gpu(src_node, src_gpu), fabric.gpu(dst_node, dst_gpu),
+                                 mix64(static_cast<std::uint64_t>(i))));
+  }
+  return pool;
+}
+
+double random_bytes(std::mt19937_64& random) {
+  return 1e6 * static_cast<double>(1 + random() % 64);  // 1 - 64 MB
+}
+
+// Steady churn: every completion is replaced by a new flow, keeping ~10,000 in the network.
+// One iteration processes the events of one instant.
+void BM_SteadyChurn(benchmark::State& state) {
+  const auto traffic = static_cast<Traffic>(state.range(0));
+  const ClusterFabric fabric(dgx_h100_cluster_128());
+  Router router(fabric.topology());
+  std::mt19937_64 random(7);
+  const auto pool = path_pool(fabric, router, traffic, random);
+  FlowModel model(fabric.topology());
+  for (int i = 0; i < kConcurrentFlows; ++i) {
+    model.start_flow(0, *pool[random() % pool.size()], random_bytes(random));
+  }
+  model.advance_to(*model.next_event_time());  // all activate at the same instant
+
+  std::int64_t events = 0;
+  const auto before = model.counters();
+  for (auto _ : state) {
+    const Time now = *model.next_event_time();
+    const int waiting = model.waiting_flow_count();
+    const auto done = model.advance_to(now);
+    events += static_cast<std::int64_t>(done.size()) + (waiting - model.waiting_flow_count());
+    for (std::size_t i = 0; i < done.size(); ++i) {
+      model.start_flow(now, *pool[random() % pool.size()], random_bytes(random));
+    }
+  }
+  const auto after = model.counters();
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),
+                                                  benchmark::Counter::kIsRate);
+  state.counters["flows"] = model.active_flow_count() + model.waiting_flow_count();
+  state.counters["flows_per_solve"] =
+      static_cast<double>(after.flows_solved - before.flows_solved) /
+      static_cast<double>(std::max<std::uint64_t>(1, after.solves - before.solves));
+  state.SetLabel(traffic == Traffic::Uniform ? "uniform" : "rail-aligned");
+}
+BENCHMARK(BM_SteadyChurn)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// One flow arriving into a network loaded with 10,000 long flows, then leaving: two re-solves.
+void BM_OneArrivalIntoLoadedNetwork(benchmark::State& state) {
+  const auto traffic = static_cast<Traffic>(state.range(0));
+  const ClusterFabric fabric(dgx_h100_cluster_128());
+  Router router(fabric.topology());
+  std::mt19937_64 random(11);
+  const auto pool = path_pool(fabric, router, traffic, random);
+  FlowModel model(fabric.topology());
+  for (int i = 0; i < kConcurrentFlows; ++i) {
+    model.start_flow(0, *pool[random() % pool.size()], 1e15);  // never finish here
+  }
+  Time now = *model.next_event_time();
+  model.advance_to(now);
+
+  std::int64_t events = 0;
+  for (auto _ : state) {
+    const Path& path = *pool[random() % pool.size()];
+    const FlowId id = model.start_flow(now, path, 1e15);
+    now += path.latency;
+    model.advance_to(now);
+    model.cancel_flow(now, id);
+    events += 2;
+  }
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),
+                                                  benchmark::Counter::kIsRate);
+  state.SetLabel(traffic == Traffic::Uniform ? "uniform" : "rail-aligned");
+}
+BENCHMARK(BM_OneArrivalIntoLoadedNetwork)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// Routing with warm distance labels.
+void BM_Route(benchmark::State& state) {
+  const ClusterFabric fabric(dgx_h100_cluster_128());
+  Router router(fabric.topology());
+  std::uint64_t hash = 0;
+  for (int gpu = 0; gpu < fabric.gpu_count(); ++gpu) router.route(fabric.gpu(0), fabric.gpu(gpu));
+  for (auto _ : state) {
+    ++hash;
+    const int dst = static_cast<int>(mix64(hash) % static_cast<std::uint64_t>(fabric.gpu_count()));
+    benchmark::DoNotOptimize(router.route(fabric.gpu(static_cast<int>(hash % 1024)), fabric.gpu(dst), hash));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Route);
+
+}  // namespace
+}  // namespace seer::net
+
+BENCHMARK_MAIN();
