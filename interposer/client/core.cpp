@@ -296,8 +296,23 @@ Time Core::promise_locked(bool& all_blocked) const {
   return p;
 }
 
+// Test hook: SEER_TEST_JITTER_US=N sleeps a random 0..N us of real time before each message, to
+// show that virtual results do not depend on real-time arrival order.
+static void jitter() {
+  static const long max_us = [] {
+    const char* v = std::getenv("SEER_TEST_JITTER_US");
+    return v ? std::strtol(v, nullptr, 10) : 0L;
+  }();
+  if (max_us <= 0) return;
+  static thread_local unsigned seed = static_cast<unsigned>(::getpid()) * 2654435761u;
+  seed = seed * 1103515245u + 12345u;
+  timespec ts{0, static_cast<long>((seed >> 8) % static_cast<unsigned long>(max_us)) * 1000};
+  ::nanosleep(&ts, nullptr);
+}
+
 void Core::flush_locked(const wire::Request* request) {
   if (fd_ < 0) return;
+  jitter();
   wire::Batch* batch = outgoing_.mutable_batch();
   batch->Clear();
   for (const PodRecord& p : pending_) to_wire(p, batch->add_records());

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <cxxabi.h>
+
 namespace seer::rt {
 namespace {
 
@@ -69,6 +71,16 @@ sim::OpKind copy_kind(wire::CopyKind k) {
     case wire::COPY_MEMSET: return sim::OpKind::kMemset;
     default: return sim::OpKind::kCopyH2H;
   }
+}
+
+// Kernel names arrive mangled (as registered by the program); reports show them demangled.
+std::string demangle(const std::string& name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !d) return name;
+  std::string out(d);
+  std::free(d);
+  return out;
 }
 
 bool is_sync_request(const wire::Request& r) {
@@ -296,7 +308,7 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
   bool ok = true;
   switch (r.body_case()) {
     case wire::Record::kRegisterKernel:
-      c.kernels[r.register_kernel().func_id()] = engine_.intern_kernel(r.register_kernel().name());
+      c.kernels[r.register_kernel().func_id()] = engine_.intern_kernel(demangle(r.register_kernel().name()));
       break;
     case wire::Record::kLaunch: {
       const wire::Launch& l = r.launch();
