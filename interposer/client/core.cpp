@@ -223,8 +223,8 @@ ThreadState& Core::thread() {
   auto* ts = new ThreadState();
   ts->registered = true;
   ts->cpu_mark = thread_cpu_ns();
+  ts->unchanged_since = real_monotonic_ns();
   ts->clock.store(high_water_.load(std::memory_order_relaxed), std::memory_order_relaxed);
-  ts->left_seer_real.store(real_monotonic_ns(), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
     ts->index = static_cast<uint32_t>(threads_.size());
@@ -263,7 +263,7 @@ void Core::leave(ThreadState& ts) {
   Time hw = high_water_.load(std::memory_order_relaxed);
   while (c > hw && !high_water_.compare_exchange_weak(hw, c, std::memory_order_relaxed)) {
   }
-  ts.left_seer_real.store(real_monotonic_ns(), std::memory_order_relaxed);
+  ts.calls.store(ts.calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   ts.mode.store(static_cast<int>(ThreadMode::kInApp), std::memory_order_release);
 }
 
@@ -313,8 +313,9 @@ static void jitter() {
 void Core::flush_locked(const wire::Request* request) {
   if (fd_ < 0) return;
   jitter();
-  wire::Batch* batch = outgoing_.mutable_batch();
-  batch->Clear();
+  arena_.Reset();
+  auto* message = google::protobuf::Arena::CreateMessage<wire::ClientMessage>(&arena_);
+  wire::Batch* batch = message->mutable_batch();
   for (const PodRecord& p : pending_) to_wire(p, batch->add_records());
   records_sent_ += pending_.size();
   pending_.clear();
@@ -326,7 +327,7 @@ void Core::flush_locked(const wire::Request* request) {
   if (request) *batch->mutable_request() = *request;
   last_promise_sent_ = promise;
   last_all_blocked_sent_ = all_blocked;
-  if (!write_message(fd_, outgoing_, out_buffer_)) die("lost the connection to the session");
+  if (!write_message(fd_, *message, out_buffer_)) die("lost the connection to the session");
 }
 
 wire::Answer Core::request(ThreadState& ts, wire::Request& r) {
@@ -424,8 +425,14 @@ int64_t Core::clock_read_ns(clockid_t clock) {
 void Core::park_idle_threads() {
   const int64_t now = real_monotonic_ns();
   for (ThreadState* ts : threads_) {
+    const uint64_t calls = ts->calls.load(std::memory_order_relaxed);
+    if (calls != ts->calls_seen) {
+      ts->calls_seen = calls;
+      ts->unchanged_since = now;
+      continue;
+    }
     if (ts->mode.load(std::memory_order_acquire) != static_cast<int>(ThreadMode::kInApp)) continue;
-    if (now - ts->left_seer_real.load(std::memory_order_relaxed) < park_after_ns_) continue;
+    if (now - ts->unchanged_since < park_after_ns_) continue;
     int expected = static_cast<int>(ThreadMode::kInApp);
     ts->mode.compare_exchange_strong(expected, static_cast<int>(ThreadMode::kParked));
   }

@@ -11,6 +11,8 @@
 
 #include "pod_record.h"
 #include "thread_state.h"
+#include <google/protobuf/arena.h>
+
 #include "wire.pb.h"
 
 namespace seer::client {
@@ -82,7 +84,9 @@ class Core {
   mutable std::mutex batch_mu_;
   std::vector<PodRecord> pending_;
   std::vector<ThreadState*> threads_;
-  wire::ClientMessage outgoing_;
+  // Batch messages are built in this arena and dropped at once; its first block is reused.
+  std::vector<char> arena_block_ = std::vector<char>(4 << 20);
+  google::protobuf::Arena arena_{arena_block_.data(), arena_block_.size()};
   std::string out_buffer_;
   uint64_t answers_received_ = 0;
   Time last_promise_sent_ = -1;

@@ -8,6 +8,13 @@ struct PerThreadStreams {
 };
 thread_local PerThreadStreams tl_streams;
 
+// Launch-path caches: the last kernel announced and the last user stream validated by this
+// thread (invalidated when any stream is destroyed).
+thread_local const void* tl_last_kernel = nullptr;
+thread_local const void* tl_last_stream = nullptr;
+thread_local uint64_t tl_last_stream_generation = 0;
+std::atomic<uint64_t> g_stream_generation{1};
+
 }  // namespace
 
 CudaState& CudaState::instance() {
@@ -65,8 +72,14 @@ StreamObj* CudaState::resolve_stream(ThreadState& ts, const void* handle, bool p
   }
   if (value == kLegacyHandle) return legacy_stream(ts, ts.device);
   if (value == kPerThreadHandle) return per_thread_stream(ts, ts.device);
+  const uint64_t generation = g_stream_generation.load(std::memory_order_acquire);
+  if (handle == tl_last_stream && generation == tl_last_stream_generation) {
+    return static_cast<StreamObj*>(const_cast<void*>(handle));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (!live_streams_.count(handle)) return nullptr;
+  tl_last_stream = handle;
+  tl_last_stream_generation = generation;
   return static_cast<StreamObj*>(const_cast<void*>(handle));
 }
 
@@ -88,6 +101,7 @@ StreamObj* CudaState::create_stream(ThreadState& ts, int device, unsigned flags,
 
 bool CudaState::destroy_stream(const void* handle) {
   std::lock_guard<std::mutex> lock(mu_);
+  g_stream_generation.fetch_add(1, std::memory_order_acq_rel);
   // The object stays allocated: ops already submitted may still refer to its id.
   return live_streams_.erase(handle) > 0;
 }
@@ -131,6 +145,8 @@ void CudaState::register_function(const void* host_fun, const char* device_name)
 
 uint64_t CudaState::kernel_id(ThreadState& ts, const void* host_fun) {
   const auto id = reinterpret_cast<uint64_t>(host_fun);
+  if (host_fun == tl_last_kernel) return id;
+  tl_last_kernel = host_fun;
   const char* name = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -1,5 +1,6 @@
 #include "device_memory.h"
 
+#include <dlfcn.h>
 #include <libunwind.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -29,17 +30,26 @@ void on_fault(int sig, siginfo_t* info, void* context) {
                   "cudaMemcpy instead.\nseer: at:\n",
                   static_cast<unsigned long long>(address), gpu);
     say(line);
+    // The faulting instruction first, then its callers.
+    const auto* uc = static_cast<const ucontext_t*>(context);
     void* frames[16];
-    const int n = unw_backtrace(frames, 16);
+    frames[0] = reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]);
+    const int n = 1 + unw_backtrace(frames + 1, 15);
     for (int i = 0; i < n; ++i) {
-      unw_cursor_t cursor;
-      unw_context_t uc;
-      (void)cursor;
-      (void)uc;
-      std::snprintf(line, sizeof line, "seer:   #%d %p\n", i, frames[i]);
+      Dl_info info{};
+      if (dladdr(frames[i], &info) && info.dli_fname) {
+        const auto base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+        std::snprintf(line, sizeof line, "seer:   #%d %p %s+0x%llx (%s)\n", i, frames[i],
+                      info.dli_sname ? info.dli_sname : "?",
+                      static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(frames[i]) -
+                                                      (info.dli_saddr ? reinterpret_cast<uintptr_t>(info.dli_saddr) : base)),
+                      info.dli_fname);
+      } else {
+        std::snprintf(line, sizeof line, "seer:   #%d %p\n", i, frames[i]);
+      }
       say(line);
     }
-    say("seer: (resolve addresses with addr2line -f -e <program>)\n");
+    say("seer: (names of static functions: addr2line -f -C -e <file> <offset>)\n");
     signal(SIGSEGV, SIG_DFL);
     raise(SIGSEGV);
     return;
