@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "launcher.h"
+#include "static_runtime_exit.h"
 #include "seer/runtime/cluster.h"
 #include "seer/runtime/report.h"
 #include "seer/runtime/session.h"
@@ -18,8 +19,6 @@ namespace {
 
 constexpr int kExitUsage = 2;
 constexpr int kExitInternal = 3;
-// From interposer/cuda_guard: a rank stopped because its CUDA runtime is linked statically.
-constexpr int kExitStaticRuntime = 97;
 
 struct RunArgs {
   std::string cluster = "dgx-h100";
@@ -71,8 +70,10 @@ int run(const RunArgs& args) {
   run.command = args.command;
   run.exit_code = exit_code_of(status);
   run.exit_description = describe_status(status);
-  if (run.exit_code == kExitStaticRuntime) {
+  if (run.exit_code == seer::kStaticRuntimeExitCode) {
     run.exit_description += " (its CUDA runtime is linked statically; rebuild with -cudart shared)";
+  } else if (run.exit_code == seer::kRealRuntimeExitCode) {
+    run.exit_description += " (NVIDIA's CUDA runtime was loaded instead of Seer's)";
   }
   if (!args.quiet) seer::rt::print_report(std::cerr, session, result, run);
   if (!args.out.empty()) {

@@ -1,7 +1,7 @@
 #include "device_memory.h"
 
 #include <dlfcn.h>
-#include <libunwind.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -34,7 +34,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     const auto* uc = static_cast<const ucontext_t*>(context);
     void* frames[16];
     frames[0] = reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]);
-    const int n = 1 + unw_backtrace(frames + 1, 15);
+    const int n = 1 + backtrace(frames + 1, 15);
     for (int i = 0; i < n; ++i) {
       Dl_info info{};
       if (dladdr(frames[i], &info) && info.dli_fname) {
