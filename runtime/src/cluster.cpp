@@ -15,7 +15,8 @@ namespace {
 void reject_unknown(const YAML::Node& map, const std::string& where,
                     const std::set<std::string>& known) {
   for (const auto& kv : map) {
-    const std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) throw ClusterError(where + ": field names must be plain words");
+    const std::string key = kv.first.Scalar();
     if (!known.count(key)) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;

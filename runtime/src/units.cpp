@@ -41,6 +41,11 @@ double scale(const std::string& field, const std::string& text, const Quantity& 
   return q.value * it->second;
 }
 
+int64_t to_int64(const std::string& field, const std::string& text, double v) {
+  if (!(v < 9.2e18)) throw ClusterError(field + ": '" + text + "' is too large");
+  return static_cast<int64_t>(std::llround(v));
+}
+
 }  // namespace
 
 double parse_bandwidth(const std::string& field, const std::string& text) {
@@ -55,20 +60,21 @@ double parse_bandwidth(const std::string& field, const std::string& text) {
   return v;
 }
 
+
 int64_t parse_bytes(const std::string& field, const std::string& text) {
   static const std::map<std::string, double> units = {
       {"B", 1},          {"KB", 1e3},           {"MB", 1e6},           {"GB", 1e9},
       {"TB", 1e12},      {"KiB", 1024.0},       {"MiB", 1048576.0},    {"GiB", 1073741824.0},
       {"TiB", 1099511627776.0}};
   const char* what = "size such as 80GiB";
-  return static_cast<int64_t>(std::llround(scale(field, text, split(field, text, what), units, what)));
+  return to_int64(field, text, scale(field, text, split(field, text, what), units, what));
 }
 
 int64_t parse_duration_ns(const std::string& field, const std::string& text) {
   static const std::map<std::string, double> units = {
       {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
   const char* what = "duration such as 300ns or 2us";
-  return static_cast<int64_t>(std::llround(scale(field, text, split(field, text, what), units, what)));
+  return to_int64(field, text, scale(field, text, split(field, text, what), units, what));
 }
 
 }  // namespace seer::rt

@@ -32,7 +32,9 @@ Time generic_kernel_ns(const GpuSpec& gpu, const LaunchGeometry& geometry) {
       std::clamp<uint64_t>(by_threads, 1, static_cast<uint64_t>(gpu.max_blocks_per_sm));
   const uint64_t per_wave = static_cast<uint64_t>(gpu.sm_count) * blocks_per_sm;
   const uint64_t waves = (std::max<uint64_t>(1, geometry.blocks()) + per_wave - 1) / per_wave;
-  return kKernelBaseNs + static_cast<Time>(waves) * kKernelWaveNs;
+  // The largest legal grids would overflow int64 ns: saturate (such a kernel never ends anyway).
+  constexpr uint64_t kMaxWaves = static_cast<uint64_t>((kNever - kKernelBaseNs) / kKernelWaveNs);
+  return kKernelBaseNs + static_cast<Time>(std::min(waves, kMaxWaves)) * kKernelWaveNs;
 }
 
 Time copy_ns(const GpuSpec& gpu, const NodeLinks& links, const OpDesc& op, bool peer_same_node) {
