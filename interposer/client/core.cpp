@@ -137,6 +137,11 @@ void to_wire(const PodRecord& p, wire::Record* r) {
       a->set_bytes(p.b);
       break;
     }
+    case PodRecord::kCollective: {
+      *r->mutable_collective() = *p.collective;
+      delete p.collective;
+      break;
+    }
     case PodRecord::kFree: {
       auto* f = r->mutable_free();
       f->set_gpu(p.i0);
@@ -346,6 +351,37 @@ wire::Answer Core::request(ThreadState& ts, wire::Request& r) {
   return a;
 }
 
+uint64_t Core::send_async(ThreadState& ts, wire::Request& r) {
+  r.set_id(next_request_id_.fetch_add(1));
+  r.set_thread(ts.index);
+  r.set_t(ts.clock.load(std::memory_order_relaxed));
+  std::lock_guard<std::mutex> lock(batch_mu_);
+  flush_locked(&r);
+  return r.id();
+}
+
+wire::Answer Core::wait_async(ThreadState& ts, uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    bool arrived = false;
+    {
+      std::lock_guard<std::mutex> answers(answer_mu_);
+      arrived = answers_.count(id) > 0;
+    }
+    if (!arrived) {
+      ts.mode.store(static_cast<int>(ThreadMode::kBlocked), std::memory_order_release);
+      waiting_[id] = &ts;
+      flush_locked(nullptr);  // tell the session this thread now waits
+    }
+  }
+  wire::Answer a = wait_answer(id);
+  if (a.t() > ts.clock.load(std::memory_order_relaxed)) {
+    ts.clock.store(a.t(), std::memory_order_relaxed);
+  }
+  ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
+  return a;
+}
+
 wire::Answer Core::wait_answer(uint64_t id) {
   while (true) {
     {
@@ -390,18 +426,19 @@ void Core::dispatch(const wire::SessionMessage& m) {
   const wire::Answer& a = m.answer();
   {
     // The answered thread counts as running again from the moment its answer is read, so the
-    // promise sent with the next batch accounts for it.
+    // promise sent with the next batch accounts for it. Lock order: batch_mu_, then answer_mu_.
     std::lock_guard<std::mutex> lock(batch_mu_);
     ++answers_received_;
     auto it = waiting_.find(a.id());
     if (it != waiting_.end()) {
-      it->second->clock.store(a.t(), std::memory_order_relaxed);
-      it->second->mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
+      ThreadState* ts = it->second;
+      if (a.t() > ts->clock.load(std::memory_order_relaxed)) {
+        ts->clock.store(a.t(), std::memory_order_relaxed);
+      }
+      ts->mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
       waiting_.erase(it);
     }
-  }
-  {
-    std::lock_guard<std::mutex> lock(answer_mu_);
+    std::lock_guard<std::mutex> answers(answer_mu_);
     answers_[a.id()] = a;
   }
   answer_cv_.notify_all();

@@ -48,6 +48,11 @@ class Core {
   // A blocking request; returns the session's answer and sets the thread clock to its time.
   wire::Answer request(ThreadState& ts, wire::Request& r);
 
+  // A request whose answer is collected later with wait_async(); the thread keeps running.
+  uint64_t send_async(ThreadState& ts, wire::Request& r);
+  // Waits for an async request's answer; the thread clock becomes at least its time.
+  wire::Answer wait_async(ThreadState& ts, uint64_t id);
+
   // Virtual time for clock_gettime & co. (ns since the epoch of `clock`), for any thread.
   int64_t clock_read_ns(clockid_t clock);
 

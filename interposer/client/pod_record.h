@@ -2,6 +2,10 @@
 
 #include <cstdint>
 
+namespace seer::wire {
+class Collective;
+}
+
 namespace seer::client {
 
 // A record as the hot path stores it; converted to protobuf only when a batch is flushed.
@@ -15,6 +19,7 @@ struct PodRecord {
     kStreamCreate,
     kAlloc,
     kFree,
+    kCollective,
   };
   Type type = kLaunch;
   uint8_t copy_kind = 0;
@@ -28,6 +33,7 @@ struct PodRecord {
   int32_t i0 = 0;  // gpu / src gpu / priority
   int32_t i1 = 0;  // dst gpu
   const char* name = nullptr;  // kernel name; lives as long as the program's registration
+  wire::Collective* collective = nullptr;  // owned; released when the batch is flushed
 };
 
 }  // namespace seer::client

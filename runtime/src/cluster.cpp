@@ -97,7 +97,7 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
   c.nodes = static_cast<int>(integer(require(root, "", "nodes"), "nodes", 1, 100000));
 
   const YAML::Node node = map_field(root, "", "node");
-  reject_unknown(node, "node.", {"gpu", "gpus", "host_link", "scale_up", "gpu_memory"});
+  reject_unknown(node, "node.", {"gpu", "gpus", "host_link", "scale_up", "scale_out", "gpu_memory"});
   const std::string gpu_name = scalar(require(node, "node.", "gpu"), "node.gpu");
   auto gpu = sim::find_gpu(gpu_name);
   if (!gpu) {
@@ -134,6 +134,17 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
       "node.scale_up.bandwidth", scalar(require(up, "node.scale_up.", "bandwidth"), "node.scale_up.bandwidth"));
   c.links.nvlink_latency = parse_duration_ns(
       "node.scale_up.latency", scalar(require(up, "node.scale_up.", "latency"), "node.scale_up.latency"));
+  if (node["scale_out"]) {
+    const YAML::Node out = node["scale_out"];
+    if (!out.IsMap()) throw ClusterError("node.scale_out: expected a map of fields");
+    reject_unknown(out, "node.scale_out.", {"bandwidth", "latency"});
+    c.links.scale_out_bytes_per_s = parse_bandwidth(
+        "node.scale_out.bandwidth",
+        scalar(require(out, "node.scale_out.", "bandwidth"), "node.scale_out.bandwidth"));
+    c.links.scale_out_latency = parse_duration_ns(
+        "node.scale_out.latency",
+        scalar(require(out, "node.scale_out.", "latency"), "node.scale_out.latency"));
+  }
   return c;
 }
 

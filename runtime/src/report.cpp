@@ -69,14 +69,32 @@ void print_report(std::ostream& out, const Session& session, const SessionResult
       << (result.processes.size() == 1 ? "" : "es") << " joined the simulation\n";
   out << "simulated    " << human_time(s.simulated_ns) << "\n\n";
 
-  out << "GPU                      busy      kernels  kernel time     copies   copy time     peak memory\n";
-  for (const GpuStats& g : s.gpus) {
+  out << "GPU                      busy   kernels  kernel time   copies   copy time    nccl   nccl time   peak memory\n";
+  const size_t shown = std::min<size_t>(s.gpus.size(), 16);
+  for (size_t i = 0; i < shown; ++i) {
+    const GpuStats& g = s.gpus[i];
     char line[256];
-    std::snprintf(line, sizeof line, "%-20s %12s %8" PRIu64 " %12s %10" PRIu64 " %11s %15s\n",
+    std::snprintf(line, sizeof line,
+                  "%-18s %12s %9" PRIu64 " %12s %8" PRIu64 " %11s %7" PRIu64 " %11s %13s\n",
                   gpu_label(e, g.gpu).c_str(), human_time(g.busy_ns).c_str(), g.kernels,
                   human_time(g.kernel_ns).c_str(), g.copies, human_time(g.copy_ns).c_str(),
+                  g.collectives, human_time(g.collective_ns).c_str(),
                   human_bytes(g.peak_bytes).c_str());
     out << line;
+  }
+  if (shown < s.gpus.size()) out << "  ... " << s.gpus.size() - shown << " more GPUs in summary.json\n";
+  if (!s.collectives.empty()) {
+    out << "\nCollectives (operation, bytes, ranks, calls, total, avg, algbw, busbw)\n";
+    for (size_t i = 0; i < std::min<size_t>(s.collectives.size(), 12); ++i) {
+      const CollectiveStats& c = s.collectives[i];
+      char line[256];
+      std::snprintf(line, sizeof line, "  %-14s %12s %5d %7" PRIu64 " %12s %12s %8.1f GB/s %8.1f GB/s\n",
+                    c.op.c_str(), human_bytes(c.bytes).c_str(), c.nranks, c.count,
+                    human_time(c.total_ns).c_str(),
+                    human_time(c.count ? c.total_ns / static_cast<int64_t>(c.count) : 0).c_str(),
+                    c.algbw_gbs, c.busbw_gbs);
+      out << line;
+    }
   }
   if (!s.kernels.empty()) {
     out << "\nTop kernels (time %, total, instances, avg, name)\n";
@@ -139,6 +157,7 @@ std::string summary_json(const Session& session, const SessionResult& result,
                     {"busy_ns", g.busy_ns},
                     {"kernels", {{"count", g.kernels}, {"time_ns", g.kernel_ns}}},
                     {"copies", {{"count", g.copies}, {"time_ns", g.copy_ns}, {"bytes", g.copy_bytes}}},
+                    {"collectives", {{"count", g.collectives}, {"time_ns", g.collective_ns}}},
                     {"peak_memory_bytes", g.peak_bytes}});
   }
   j["gpus"] = gpus;
@@ -153,6 +172,18 @@ std::string summary_json(const Session& session, const SessionResult& result,
                        {"source", "generic"}});
   }
   j["kernels"] = kernels;
+  ordered_json colls = ordered_json::array();
+  for (const CollectiveStats& c : s.collectives) {
+    colls.push_back({{"op", c.op},
+                     {"bytes", c.bytes},
+                     {"nranks", c.nranks},
+                     {"count", c.count},
+                     {"total_ns", c.total_ns},
+                     {"avg_ns", c.count ? c.total_ns / static_cast<int64_t>(c.count) : 0},
+                     {"algbw_gbs", c.algbw_gbs},
+                     {"busbw_gbs", c.busbw_gbs}});
+  }
+  j["collectives"] = colls;
   j["time_sources"] = {{"generic_kernel_ns", s.generic_kernel_ns}, {"all_ops_ns", s.total_op_ns}};
   j["problems"] = result.problems;
   return j.dump(2) + "\n";
@@ -198,11 +229,14 @@ std::string trace_json(const Session& session, const SessionResult& result) {
                       {"tid", static_cast<int>(i)}, {"args", {{"name", name}}}});
   }
   for (const sim::OpRecord& r : e.records()) {
-    const std::string name = r.desc.kind == sim::OpKind::kKernel ? e.kernel_name(r.desc.kernel)
-                                                                 : sim::op_kind_name(r.desc.kind);
+    std::string name = r.desc.kind == sim::OpKind::kKernel ? e.kernel_name(r.desc.kernel)
+                                                           : sim::op_kind_name(r.desc.kind);
+    if (r.desc.kind == sim::OpKind::kCollective) name = std::string("nccl") + sim::coll_kind_name(r.desc.coll);
     ordered_json ev = {{"ph", "X"},
                        {"name", name},
-                       {"cat", r.desc.kind == sim::OpKind::kKernel ? "kernel" : "memory"},
+                       {"cat", r.desc.kind == sim::OpKind::kKernel       ? "kernel"
+                               : r.desc.kind == sim::OpKind::kCollective ? "nccl"
+                                                                         : "memory"},
                        {"pid", r.process},
                        {"tid", r.stream},
                        {"ts", static_cast<double>(r.start) / 1e3},

@@ -1,6 +1,7 @@
 #include "report_stats.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace seer::rt {
 
@@ -11,6 +12,11 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
   std::vector<GpuStats> gpus(engine.gpu_count());
   std::vector<std::vector<std::pair<int64_t, int64_t>>> intervals(engine.gpu_count());
   std::map<uint32_t, KernelStats> kernels;
+  struct CollAccum {
+    uint64_t count = 0;
+    int64_t total_ns = 0;
+  };
+  std::map<std::tuple<std::string, uint64_t, int>, CollAccum> colls;
   for (const sim::OpRecord& r : engine.records()) {
     const int64_t d = r.end - r.start;
     GpuStats& g = gpus[r.gpu];
@@ -30,6 +36,15 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       k.total_ns += d;
       k.min_ns = std::min(k.min_ns, d);
       k.max_ns = std::max(k.max_ns, d);
+    } else if (r.desc.kind == sim::OpKind::kCollective) {
+      ++g.collectives;
+      g.collective_ns += d;
+      // A call's duration is counted on rank 0's record (every rank's op ends together).
+      const auto key = std::make_tuple(std::string(sim::coll_kind_name(r.desc.coll)), r.desc.bytes,
+                                       r.desc.nranks);
+      auto& c = colls[key];
+      c.count += 1;
+      c.total_ns += d;
     } else {
       ++g.copies;
       g.copy_ns += d;
@@ -53,9 +68,31 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       }
     }
     if (cur_end > cur_start) g.busy_ns += cur_end - cur_start;
-    if (g.kernels || g.copies || g.peak_bytes) s.gpus.push_back(g);
+    if (g.kernels || g.copies || g.collectives || g.peak_bytes) s.gpus.push_back(g);
   }
   for (auto& [id, k] : kernels) s.kernels.push_back(k);
+  for (const auto& [key, acc] : colls) {
+    CollectiveStats c;
+    c.op = std::get<0>(key);
+    c.bytes = std::get<1>(key);
+    c.nranks = std::max(1, std::get<2>(key));
+    // Each call appears once per participating rank.
+    c.count = acc.count / static_cast<uint64_t>(c.op == "Send" || c.op == "Recv" ? 1 : c.nranks);
+    c.total_ns = acc.total_ns / static_cast<int64_t>(acc.count / std::max<uint64_t>(1, c.count));
+    const double avg = c.count ? static_cast<double>(c.total_ns) / static_cast<double>(c.count) : 0;
+    c.algbw_gbs = avg > 0 ? static_cast<double>(c.bytes) / avg : 0;
+    const double n = c.nranks;
+    double factor = 1;
+    if (c.op == "AllReduce") factor = 2 * (n - 1) / n;
+    if (c.op == "AllGather" || c.op == "ReduceScatter" || c.op == "AlltoAll") factor = (n - 1) / n;
+    c.busbw_gbs = c.algbw_gbs * factor;
+    s.collectives.push_back(c);
+  }
+  std::sort(s.collectives.begin(), s.collectives.end(),
+            [](const CollectiveStats& a, const CollectiveStats& b) {
+              if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+              return std::tie(a.op, a.bytes) < std::tie(b.op, b.bytes);
+            });
   std::sort(s.kernels.begin(), s.kernels.end(), [](const KernelStats& a, const KernelStats& b) {
     if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
     return a.name < b.name;

@@ -96,6 +96,8 @@ std::string describe(const wire::Request& r) {
     case wire::Request::kStreamQuery: return "cudaStreamQuery";
     case wire::Request::kEventQuery: return "cudaEventQuery";
     case wire::Request::kResume: return "resume";
+    case wire::Request::kCommInit: return "ncclCommInitRank/ncclCommSplit";
+    case wire::Request::kSimulate: return "ncclGroupSimulateEnd";
     case wire::Request::kGoodbye: return "exit";
     default: return "request";
   }
@@ -169,6 +171,7 @@ void SessionServer::serve(const std::function<bool()>& keep_going) {
     }
     advance();
     check_stuck();
+    if (aborted_) break;
   }
   wall_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
@@ -207,15 +210,16 @@ void SessionServer::read_client(Client& c) {
   }
   if (corrupt && !c.gone) drop(c, "sent a malformed frame header");
   if (eof && !c.gone) {
-    if (c.welcomed && !c.info.said_goodbye) {
-      problems_.push_back("process " + std::to_string(c.info.pid) +
-                          (c.info.rank >= 0 ? " (rank " + std::to_string(c.info.rank) + ")" : "") +
-                          " left the simulation without exiting normally (crashed or killed?)" +
-                          (c.last_call.empty() ? "" : "; its last call was " + c.last_call));
-    }
     c.gone = true;
     ::close(c.fd);
     c.fd = -1;
+    if (c.welcomed && !c.info.said_goodbye) {
+      abort_run("process " + std::to_string(c.info.pid) +
+                (c.info.rank >= 0 ? " (rank " + std::to_string(c.info.rank) + ")" : "") +
+                " died without exiting normally (crashed or killed)" +
+                (c.last_call.empty() ? "" : "; its last CUDA/NCCL call was " + c.last_call) +
+                "; stopping the other ranks");
+    }
   }
   last_progress_ = std::chrono::steady_clock::now();
 }
@@ -342,6 +346,23 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
       ok = engine_.create_stream(p, s.stream(), s.gpu(), s.blocking(), s.legacy_default());
       break;
     }
+    case wire::Record::kCollective: {
+      const wire::Collective& col = r.collective();
+      std::vector<sim::CollPart> parts;
+      for (const wire::CollPart& w : col.parts()) {
+        sim::CollPart p;
+        p.kind = static_cast<sim::CollKind>(w.kind());
+        p.count = w.count();
+        p.type_bytes = w.type_bytes();
+        p.datatype = w.datatype();
+        p.redop = w.redop();
+        p.root = w.root();
+        parts.push_back(p);
+      }
+      ok = engine_.submit_collective(p, col.stream(), t, col.comm(), col.rank(), parts);
+      c.last_call = parts.empty() ? "nccl" : std::string("nccl") + sim::coll_kind_name(parts[0].kind);
+      break;
+    }
     case wire::Record::kAlloc: engine_.note_alloc(r.alloc().gpu(), r.alloc().bytes()); break;
     case wire::Record::kFree: engine_.note_free(r.free().gpu(), r.free().bytes()); break;
     default: ok = false;
@@ -357,6 +378,14 @@ void SessionServer::handle_request(Client& c, const wire::Request& r) {
   c.last_call = describe(r);
   if (r.body_case() == wire::Request::kGoodbye) {
     c.info.said_goodbye = true;
+    return;
+  }
+  if (r.body_case() == wire::Request::kCommInit) {
+    handle_comm_init(c, r);
+    return;
+  }
+  if (r.body_case() == wire::Request::kSimulate) {
+    handle_simulate(c, r);
     return;
   }
   if (r.body_case() == wire::Request::kResume) {
@@ -452,13 +481,122 @@ Time SessionServer::safe_time() const {
 }
 
 void SessionServer::advance() {
-  while (auto t = engine_.next_event_time()) {
-    if (*t >= safe_time()) break;
+  check_engine_errors();
+  while (!aborted_) {
+    auto t = engine_.next_event_time();
+    if (!t || *t >= safe_time()) break;
     engine_.step();
+    check_engine_errors();
     last_progress_ = std::chrono::steady_clock::now();
     hang_reported_ = false;
   }
-  if (safe_time() == kNever && !engine_.next_event_time() && !waits_.empty()) report_deadlock();
+  if (!aborted_ && !engine_.next_event_time() && (!waits_.empty() || !comm_requests_.empty()) &&
+      everyone_blocked()) {
+    report_deadlock();
+  }
+}
+
+bool SessionServer::everyone_blocked() const {
+  if (joined_ranks_ < expected_ranks_) return false;
+  for (const auto& c : clients_) {
+    if (c->gone || c->info.said_goodbye || !c->welcomed) continue;
+    if (!c->all_blocked || c->answers_received != c->answers_sent) return false;
+  }
+  return true;
+}
+
+void SessionServer::check_engine_errors() {
+  for (const std::string& e : engine_.take_errors()) abort_run(e);
+}
+
+void SessionServer::abort_run(const std::string& why) {
+  problems_.push_back(why);
+  std::fprintf(stderr, "seer: %s\n", why.c_str());
+  wire::SessionMessage m;
+  m.mutable_fatal()->set_message(why);
+  for (auto& c : clients_) {
+    if (!c->gone) send(*c, m);
+  }
+  aborted_ = true;
+}
+
+void SessionServer::handle_comm_init(Client& c, const wire::Request& r) {
+  const wire::CommInitGroup& g = r.comm_init();
+  PendingCommRequest& pr = comm_requests_[{c.index, r.id()}];
+  pr.client = c.index;
+  pr.id = r.id();
+  pr.t = r.t();
+  pr.ready = r.t();
+  pr.missing = g.inits_size() + g.splits_size();
+  pr.comms.resize(static_cast<size_t>(pr.missing));
+  std::vector<CompletedComm> done;
+  std::string error;
+  int slot = 0;
+  for (const wire::CommInit& init : g.inits()) {
+    CommMember m{c.index, r.id(), slot++, c.process, init.rank(), init.gpu(), 0, r.t()};
+    for (auto& cc : comms_.join_init(init.unique_id(), init.nranks(), init.seq(), m, error)) {
+      done.push_back(cc);
+    }
+    if (!error.empty()) break;
+  }
+  for (const wire::CommSplit& split : g.splits()) {
+    if (!error.empty()) break;
+    CommMember m{c.index, r.id(), slot++, c.process, split.rank(), split.gpu(), split.key(), r.t()};
+    for (auto& cc : comms_.join_split(split.parent(), split.color(), m, error)) done.push_back(cc);
+  }
+  if (!error.empty()) {
+    comm_requests_.erase({c.index, r.id()});
+    abort_run(error);
+    return;
+  }
+  for (const CompletedComm& cc : done) comm_completed(cc);
+}
+
+void SessionServer::comm_completed(const CompletedComm& cc) {
+  if (cc.comm) engine_.add_comm(cc.comm, cc.gpus);
+  for (size_t i = 0; i < cc.members.size(); ++i) {
+    const CommMember& m = cc.members[i];
+    auto it = comm_requests_.find({m.client, m.request});
+    if (it == comm_requests_.end()) continue;
+    PendingCommRequest& pr = it->second;
+    wire::CommInfo& info = pr.comms[static_cast<size_t>(m.slot)];
+    info.set_comm(cc.comm);
+    info.set_nranks(cc.nranks);
+    info.set_rank(cc.comm ? static_cast<int>(i) : -1);
+    pr.ready = std::max(pr.ready, cc.ready);
+    if (--pr.missing > 0) continue;
+    Client& client = *clients_[static_cast<size_t>(pr.client)];
+    if (!client.gone) {
+      wire::SessionMessage msg;
+      wire::Answer* a = msg.mutable_answer();
+      a->set_id(pr.id);
+      a->set_t(pr.ready);
+      a->set_ready(true);
+      a->set_completion(pr.ready);
+      for (const auto& ci : pr.comms) *a->add_comms() = ci;
+      ++client.answers_sent;
+      client.unacked.emplace_back(client.answers_sent, pr.ready);
+      send(client, msg);
+    }
+    comm_requests_.erase(it);
+  }
+}
+
+void SessionServer::handle_simulate(Client& c, const wire::Request& r) {
+  const wire::Collective& col = r.simulate();
+  Time estimate = 0;
+  const int n = comms_.nranks(col.comm());
+  for (const wire::CollPart& w : col.parts()) {
+    sim::CollPart p;
+    p.kind = static_cast<sim::CollKind>(w.kind());
+    p.count = w.count();
+    p.type_bytes = w.type_bytes();
+    sim::CommShape shape;
+    shape.nranks = std::max(1, n);
+    shape.nodes = engine_.comm_nodes(col.comm());
+    estimate += sim::collective_ns(p, shape, options_.cluster.links);
+  }
+  answer(c, r.id(), r.t(), true, estimate);
 }
 
 void SessionServer::report_deadlock() {
@@ -467,16 +605,19 @@ void SessionServer::report_deadlock() {
     const Client& c = *clients_[pr.client];
     msg += "\n  process " + std::to_string(c.info.pid) +
            (c.info.rank >= 0 ? " (rank " + std::to_string(c.info.rank) + ")" : "") + " waits in " +
-           describe(pr.request);
+           describe(pr.request) + (c.last_call.empty() ? "" : " (its last enqueued call: " + c.last_call + ")");
   }
-  problems_.push_back(msg);
-  std::fprintf(stderr, "seer: %s\n", msg.c_str());
-  wire::SessionMessage m;
-  m.mutable_fatal()->set_message(msg);
-  for (auto& c : clients_) {
-    if (!c->gone) send(*c, m);
+  for (const auto& [key, pr] : comm_requests_) {
+    const Client& c = *clients_[static_cast<size_t>(pr.client)];
+    msg += "\n  process " + std::to_string(c.info.pid) +
+           (c.info.rank >= 0 ? " (rank " + std::to_string(c.info.rank) + ")" : "") +
+           " waits in ncclCommInitRank/ncclCommSplit";
   }
+  for (const std::string& w : engine_.describe_waiting_collectives()) msg += "\n  " + w;
+  for (const std::string& w : comms_.describe_waiting()) msg += "\n  " + w;
   waits_.clear();
+  comm_requests_.clear();
+  abort_run(msg);
 }
 
 void SessionServer::check_stuck() {

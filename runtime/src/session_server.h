@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "comm_registry.h"
 #include "proto/frame.h"
 #include "seer/runtime/session.h"
 #include "wire.pb.h"
@@ -39,6 +40,16 @@ struct PendingRequest {
   wire::Request request;
 };
 
+// A comm_init request waiting for every communicator it creates to be complete.
+struct PendingCommRequest {
+  int client = 0;
+  uint64_t id = 0;
+  sim::Time t = 0;
+  sim::Time ready = 0;
+  int missing = 0;
+  std::vector<wire::CommInfo> comms;
+};
+
 class SessionServer : public sim::WaitListener {
  public:
   explicit SessionServer(SessionOptions options);
@@ -68,6 +79,12 @@ class SessionServer : public sim::WaitListener {
   void advance();
   void check_stuck();
   void report_deadlock();
+  void handle_comm_init(Client& c, const wire::Request& r);
+  void handle_simulate(Client& c, const wire::Request& r);
+  void comm_completed(const CompletedComm& comm);
+  void check_engine_errors();
+  void abort_run(const std::string& why);
+  bool everyone_blocked() const;
   int live_clients() const;
   int assign_process_key(int rank);
 
@@ -84,6 +101,9 @@ class SessionServer : public sim::WaitListener {
   int joined_ranks_ = 0;
   std::map<int, int> used_keys_;
   std::vector<std::string> problems_;
+  CommRegistry comms_;
+  std::map<std::pair<int, uint64_t>, PendingCommRequest> comm_requests_;
+  bool aborted_ = false;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_progress_;
   bool hang_reported_ = false;

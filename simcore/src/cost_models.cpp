@@ -16,6 +16,7 @@ const char* op_kind_name(OpKind kind) {
     case OpKind::kMemset: return "memset";
     case OpKind::kEventRecord: return "event record";
     case OpKind::kStreamWait: return "stream wait";
+    case OpKind::kCollective: return "nccl";
   }
   return "?";
 }
@@ -54,7 +55,8 @@ Time copy_ns(const GpuSpec& gpu, const NodeLinks& links, const OpDesc& op, bool 
     case OpKind::kCopyH2H: return transfer_ns(bytes, links.host_memcpy_bytes_per_s);
     case OpKind::kKernel:
     case OpKind::kEventRecord:
-    case OpKind::kStreamWait: return 0;
+    case OpKind::kStreamWait:
+    case OpKind::kCollective: return 0;
   }
   return 0;
 }

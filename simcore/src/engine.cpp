@@ -68,12 +68,21 @@ Engine::OpId Engine::enqueue(uint32_t stream, Time t, const OpDesc& desc, std::v
   op.seq = process_seq_[s.process]++;
   op.submit = std::max(t, now_);
   op.deps = std::move(deps);
+  op.coll = pending_coll_;
   ops_.push_back(std::move(op));
   for (OpId dep : ops_[id].deps) ops_[dep].dependents.push_back(id);
   s.queue.push_back(id);
   s.last = id;
   ++pending_ops_;
   if (s.queue.size() == 1) try_ready(id);
+  return id;
+}
+
+Engine::OpId Engine::enqueue_with_coll(uint32_t stream, Time t, const OpDesc& desc,
+                                       uint32_t coll) {
+  pending_coll_ = coll;
+  const OpId id = enqueue(stream, t, desc, {});
+  pending_coll_ = UINT32_MAX;
   return id;
 }
 
@@ -136,13 +145,19 @@ Engine::Resource Engine::resource_for(const Op& op) const {
     case OpKind::kCopyPeer: return Resource::kPeerOut;
     case OpKind::kCopyH2H:
     case OpKind::kEventRecord:
-    case OpKind::kStreamWait: return Resource::kNone;
+    case OpKind::kStreamWait:
+    case OpKind::kCollective: return Resource::kNone;
   }
   return Resource::kNone;
 }
 
 void Engine::on_ready(OpId id) {
   Op& op = ops_[id];
+  if (op.desc.kind == OpKind::kCollective) {
+    op.state = OpState::kRunning;
+    arrive_collective(id);
+    return;
+  }
   const Resource r = resource_for(op);
   if (r == Resource::kNone) {
     start(id);
@@ -219,6 +234,165 @@ void Engine::finish(OpId id) {
   op.deps.shrink_to_fit();
   op.wait_groups.clear();
   op.wait_groups.shrink_to_fit();
+}
+
+void Engine::add_comm(uint64_t comm, const std::vector<int>& gpus) {
+  Comm c;
+  c.gpus = gpus;
+  std::vector<int> nodes;
+  for (int g : gpus) nodes.push_back(gpus_.at(g).node);
+  std::sort(nodes.begin(), nodes.end());
+  c.shape.nranks = static_cast<int>(gpus.size());
+  c.shape.nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+  comms_[comm] = std::move(c);
+}
+
+bool Engine::submit_collective(int process, uint64_t stream, Time t, uint64_t comm, int rank,
+                               const std::vector<CollPart>& parts) {
+  auto s = find_stream(process, stream);
+  auto c = comms_.find(comm);
+  if (!s || c == comms_.end() || parts.empty() || rank < 0 || rank >= c->second.shape.nranks) {
+    return false;
+  }
+  Comm& cm = c->second;
+  OpColl oc;
+  oc.comm = comm;
+  oc.rank = rank;
+  oc.parts = parts;
+  OpDesc desc;
+  desc.kind = OpKind::kCollective;
+  desc.comm = comm;
+  desc.nranks = cm.shape.nranks;
+  desc.coll = parts.front().kind;
+  desc.parts = static_cast<int>(parts.size());
+  if (parts.front().p2p()) {
+    for (const CollPart& p : parts) {
+      if (!p.p2p() || p.root < 0 || p.root >= cm.shape.nranks) return false;
+      const bool send = p.kind == CollKind::kSend;
+      const int src = send ? rank : p.root;
+      const int dst = send ? p.root : rank;
+      auto& counter = send ? cm.sends[{src, dst}] : cm.recvs[{src, dst}];
+      oc.transfers.emplace_back(comm, src, dst, counter++);
+      desc.bytes += p.count * static_cast<uint64_t>(p.type_bytes);
+    }
+    oc.pending = static_cast<int>(oc.transfers.size());
+  } else {
+    if (parts.size() != 1) return false;
+    oc.seq = cm.next_seq[rank]++;
+    desc.bytes = collective_bytes(parts.front(), cm.shape.nranks);
+  }
+  const auto index = static_cast<uint32_t>(colls_.size());
+  colls_.push_back(std::move(oc));
+  const OpId id = enqueue_with_coll(*s, t, desc, index);
+  (void)id;
+  return true;
+}
+
+void Engine::complete_collective_op(OpId id, Time start, Time end) {
+  Op& op = ops_[id];
+  op.start = start;
+  op.end = end;
+  records_.push_back(OpRecord{op.process, op.gpu, op.stream, op.desc, TimeSource::kCollectiveModel,
+                              op.submit, op.start, op.end});
+  schedule(op.end, Phase::kEnd, id);
+}
+
+void Engine::arrive_collective(OpId id) {
+  Op& op = ops_[id];
+  OpColl& oc = colls_[op.coll];
+  Comm& cm = comms_.at(oc.comm);
+  const NodeLinks& links = gpus_[op.gpu].links;
+  if (oc.transfers.empty()) {
+    Instance& inst = instances_[{oc.comm, oc.seq}];
+    const CollPart& mine = oc.parts.front();
+    if (inst.ops.empty()) {
+      inst.ops.assign(cm.shape.nranks, UINT32_MAX);
+      inst.first = mine;
+      inst.first_rank = oc.rank;
+    } else if (!inst.first.same_call(mine)) {
+      errors_.push_back("mismatched collective on communicator " + std::to_string(oc.comm) +
+                        ", call #" + std::to_string(oc.seq) + ": rank " +
+                        std::to_string(inst.first_rank) + " called " +
+                        coll_kind_name(inst.first.kind) + "(count " +
+                        std::to_string(inst.first.count) + ", datatype " +
+                        std::to_string(inst.first.datatype) + ", op " +
+                        std::to_string(inst.first.redop) + ", root " +
+                        std::to_string(inst.first.root) + ") but rank " + std::to_string(oc.rank) +
+                        " called " + coll_kind_name(mine.kind) + "(count " +
+                        std::to_string(mine.count) + ", datatype " + std::to_string(mine.datatype) +
+                        ", op " + std::to_string(mine.redop) + ", root " +
+                        std::to_string(mine.root) + ")");
+      return;
+    }
+    inst.ops[oc.rank] = id;
+    if (++inst.arrived < cm.shape.nranks) return;
+    const Time end = now_ + collective_ns(inst.first, cm.shape, links);
+    for (OpId o : inst.ops) complete_collective_op(o, ops_[o].ready, end);
+    instances_.erase({oc.comm, oc.seq});
+    return;
+  }
+  for (size_t i = 0; i < oc.transfers.size(); ++i) {
+    const TransferKey& key = oc.transfers[i];
+    Transfer& tr = transfers_[key];
+    const CollPart& p = oc.parts[i];
+    const uint64_t bytes = p.count * static_cast<uint64_t>(p.type_bytes);
+    if (p.kind == CollKind::kSend) {
+      tr.send_op = id;
+      tr.send_arrived = true;
+      tr.send_bytes = bytes;
+    } else {
+      tr.recv_op = id;
+      tr.recv_arrived = true;
+      tr.recv_bytes = bytes;
+    }
+    if (!tr.send_arrived || !tr.recv_arrived) continue;
+    const auto [comm, src, dst, k] = key;
+    if (tr.send_bytes != tr.recv_bytes) {
+      errors_.push_back("mismatched send/recv on communicator " + std::to_string(comm) +
+                        ": rank " + std::to_string(src) + " sends " + std::to_string(tr.send_bytes) +
+                        " bytes to rank " + std::to_string(dst) + " (send #" + std::to_string(k) +
+                        "), which receives " + std::to_string(tr.recv_bytes) + " bytes");
+    }
+    const bool same_node = gpus_[cm.gpus[src]].node == gpus_[cm.gpus[dst]].node;
+    const Time end = now_ + p2p_ns(tr.send_bytes, same_node, links);
+    for (OpId o : {tr.send_op, tr.recv_op}) {
+      OpColl& c = colls_[ops_[o].coll];
+      c.max_end = std::max(c.max_end, end);
+      if (--c.pending == 0) complete_collective_op(o, ops_[o].ready, c.max_end);
+    }
+    transfers_.erase(key);
+  }
+}
+
+std::vector<std::string> Engine::take_errors() {
+  std::vector<std::string> out;
+  out.swap(errors_);
+  return out;
+}
+
+std::vector<std::string> Engine::describe_waiting_collectives() const {
+  std::vector<std::string> out;
+  for (const auto& [key, inst] : instances_) {
+    std::string arrived, missing;
+    for (size_t r = 0; r < inst.ops.size(); ++r) {
+      std::string& list = inst.ops[r] == UINT32_MAX ? missing : arrived;
+      list += (list.empty() ? "" : ",") + std::to_string(r);
+    }
+    out.push_back("communicator " + std::to_string(key.first) + " call #" +
+                  std::to_string(key.second) + " " + coll_kind_name(inst.first.kind) +
+                  ": ranks " + arrived + " are in it, ranks " + missing + " never joined");
+  }
+  for (const auto& [key, tr] : transfers_) {
+    const auto& [comm, src, dst, k] = key;
+    out.push_back("communicator " + std::to_string(comm) + ": " +
+                  (tr.send_arrived ? "rank " + std::to_string(src) + " sends to rank " +
+                                         std::to_string(dst) + " (send #" + std::to_string(k) +
+                                         "), which never posts the matching recv"
+                                   : "rank " + std::to_string(dst) + " receives from rank " +
+                                         std::to_string(src) + " (recv #" + std::to_string(k) +
+                                         "), which never posts the matching send"));
+  }
+  return out;
 }
 
 std::optional<Time> Engine::next_event_time() const {

@@ -14,6 +14,8 @@ struct NodeLinks {
   double nvlink_bytes_per_s = 450e9;
   Time nvlink_latency = 1000;
   double host_memcpy_bytes_per_s = 10e9;
+  double scale_out_bytes_per_s = 50e9;  // per GPU (its NIC rail), each direction
+  Time scale_out_latency = 3000;
 };
 
 // Generic kernel model (used when nothing better knows the kernel), documented in simcore/README.md:

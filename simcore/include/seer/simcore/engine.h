@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "seer/simcore/collective_model.h"
 #include "seer/simcore/cost_models.h"
 #include "seer/simcore/gpu_spec.h"
 #include "seer/simcore/op.h"
@@ -45,6 +46,22 @@ class Engine {
   bool submit(int process, uint64_t stream, Time t, const OpDesc& op);
   bool record_event(int process, uint64_t event, uint64_t stream, Time t);
   bool stream_wait_event(int process, uint64_t stream, uint64_t event, Time t);
+
+  // NCCL. A communicator's ranks in order, as global GPU indices.
+  void add_comm(uint64_t comm, const std::vector<int>& gpus);
+  bool has_comm(uint64_t comm) const { return comms_.count(comm) > 0; }
+  int comm_nodes(uint64_t comm) const {
+    auto it = comms_.find(comm);
+    return it == comms_.end() ? 1 : it->second.shape.nodes;
+  }
+  // One rank's collective (one part) or fused group of send/recv parts on a stream. Calls are
+  // matched across ranks by order per communicator (send/recv: per ordered pair of ranks).
+  bool submit_collective(int process, uint64_t stream, Time t, uint64_t comm, int rank,
+                         const std::vector<CollPart>& parts);
+  // Mismatched calls found since the last call (the session stops the run on any).
+  std::vector<std::string> take_errors();
+  // Collectives and send/recv still waiting for peers, for deadlock reports.
+  std::vector<std::string> describe_waiting_collectives() const;
 
   // Waits fire `token` on the listener when complete (immediately if already complete).
   bool wait_stream(int process, uint64_t stream, uint64_t token);
@@ -96,6 +113,34 @@ class Engine {
     std::vector<OpId> deps;
     std::vector<OpId> dependents;      // ops waiting for this one
     std::vector<uint32_t> wait_groups;  // WaitGroup indices waiting for this one
+    uint32_t coll = UINT32_MAX;          // index into colls_ for collectives
+  };
+  using TransferKey = std::tuple<uint64_t, int, int, uint64_t>;  // comm, src, dst, k
+  struct OpColl {
+    uint64_t comm = 0;
+    int rank = 0;
+    std::vector<CollPart> parts;
+    uint64_t seq = 0;                 // collectives: call number on the communicator
+    std::vector<TransferKey> transfers;  // send/recv parts
+    int pending = 0;
+    Time max_end = 0;
+  };
+  struct Instance {
+    std::vector<OpId> ops;  // by rank; UINT32_MAX until that rank arrives
+    int arrived = 0;
+    CollPart first;
+    int first_rank = -1;
+  };
+  struct Transfer {
+    OpId send_op = UINT32_MAX, recv_op = UINT32_MAX;
+    uint64_t send_bytes = 0, recv_bytes = 0;
+    bool send_arrived = false, recv_arrived = false;
+  };
+  struct Comm {
+    std::vector<int> gpus;
+    CommShape shape;
+    std::map<int, uint64_t> next_seq;
+    std::map<std::pair<int, int>, uint64_t> sends, recvs;
   };
   struct Stream {
     int process = 0;
@@ -139,6 +184,7 @@ class Engine {
 
   std::optional<uint32_t> find_stream(int process, uint64_t stream) const;
   OpId enqueue(uint32_t stream, Time t, const OpDesc& desc, std::vector<OpId> deps);
+  OpId enqueue_with_coll(uint32_t stream, Time t, const OpDesc& desc, uint32_t coll);
   void add_implicit_deps(const Stream& s, std::vector<OpId>& deps) const;
   void try_ready(OpId id);
   void on_ready(OpId id);
@@ -148,6 +194,8 @@ class Engine {
   Time duration_of(Op& op, TimeSource& source) const;
   void wait_ops(const std::vector<OpId>& ops, uint64_t token);
   void schedule(Time t, Phase phase, OpId id);
+  void arrive_collective(OpId id);
+  void complete_collective_op(OpId id, Time start, Time end);
 
   WaitListener& listener_;
   std::vector<Gpu> gpus_;
@@ -162,6 +210,12 @@ class Engine {
   std::vector<WaitGroup> wait_groups_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::vector<OpRecord> records_;
+  std::map<uint64_t, Comm> comms_;
+  std::vector<OpColl> colls_;
+  std::map<std::pair<uint64_t, uint64_t>, Instance> instances_;
+  std::map<TransferKey, Transfer> transfers_;
+  std::vector<std::string> errors_;
+  uint32_t pending_coll_ = UINT32_MAX;
   Time now_ = 0;
   size_t pending_ops_ = 0;
 };

@@ -16,6 +16,38 @@ enum class OpKind : uint8_t {
   kMemset,
   kEventRecord,
   kStreamWait,  // internal: a stream waits for an event; never reported
+  kCollective,  // an NCCL collective or a fused group of send/recv parts
+};
+
+enum class CollKind : uint8_t {
+  kAllReduce,
+  kBroadcast,
+  kReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kGather,
+  kScatter,
+  kSend,
+  kRecv,
+};
+
+const char* coll_kind_name(CollKind kind);
+
+// One NCCL operation of one rank (send/recv: root is the peer).
+struct CollPart {
+  CollKind kind = CollKind::kAllReduce;
+  uint64_t count = 0;
+  int type_bytes = 4;
+  int datatype = 0;
+  int redop = 0;
+  int root = 0;
+
+  bool p2p() const { return kind == CollKind::kSend || kind == CollKind::kRecv; }
+  bool same_call(const CollPart& o) const {
+    return kind == o.kind && count == o.count && datatype == o.datatype && redop == o.redop &&
+           root == o.root;
+  }
 };
 
 const char* op_kind_name(OpKind kind);
@@ -37,10 +69,16 @@ struct OpDesc {
   uint64_t bytes = 0;
   bool pinned = false;
   int peer_gpu = -1;  // the other GPU of a peer copy
+  // Collectives (for reports): communicator, rank count, the first part's kind, and the
+  // nccl-tests buffer size S of the operation (see collective_model.h).
+  uint64_t comm = 0;
+  int nranks = 0;
+  CollKind coll = CollKind::kAllReduce;
+  int parts = 0;
 };
 
 // Where each kernel's duration came from (the report shows the shares).
-enum class TimeSource : uint8_t { kNone, kGenericKernel, kCopyModel };
+enum class TimeSource : uint8_t { kNone, kGenericKernel, kCopyModel, kCollectiveModel };
 
 // One finished operation, as the report and the trace see it.
 struct OpRecord {

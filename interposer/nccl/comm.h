@@ -1,0 +1,50 @@
+#pragma once
+
+#include <nccl.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core.h"
+
+namespace seer::nccl {
+
+// What an ncclComm_t points to.
+struct Comm {
+  uint64_t id = 0;  // session communicator id; 0 while initialization is pending
+  int nranks = 0;
+  int rank = 0;
+  int device = 0;
+  bool nonblocking = false;
+  uint64_t pending_request = 0;  // async init not yet collected
+  int pending_slot = 0;
+  ncclResult_t async_error = ncclSuccess;
+};
+
+// One deferred call inside ncclGroupStart/End.
+struct Deferred {
+  enum Kind { kInit, kSplit, kColl } kind = kColl;
+  Comm* comm = nullptr;      // the communicator the call fills in (init/split) or uses (coll)
+  Comm* parent = nullptr;    // split
+  ncclComm_t* out = nullptr;  // split: where the new handle goes
+  wire::CommInit init;
+  wire::CommSplit split;
+  const void* stream = nullptr;
+  wire::CollPart part;
+};
+
+bool valid(const Comm* c);
+Comm* new_comm();
+void forget(Comm* c);
+
+// Group state of the calling thread; calls outside a group run as a group of one.
+int& group_depth();
+std::vector<Deferred>& deferred();
+ncclResult_t run_group(client::ThreadState& ts);
+// Collects a non-blocking init's answer (blocks until every rank joined).
+ncclResult_t finish_pending(client::ThreadState& ts, Comm* c);
+
+int type_bytes(ncclDataType_t t);
+const char* error_string(ncclResult_t r);
+
+}  // namespace seer::nccl
