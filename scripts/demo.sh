@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Builds Seer and runs the demo: an unmodified CUDA program on a simulated DGX H100.
+# Builds Seer and runs the demo: an unmodified data-parallel CUDA+NCCL training loop, 16 MPI
+# ranks, on a simulated cluster of two DGX H100 nodes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SEER_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh"
-exec "$build/bin/seer" run --cluster dgx-h100 --out "$root/out/demo" -- \
-  "$build/examples/pipeline_demo" 8 64
+mpirun_flags=(-np 16 --oversubscribe)
+[ "$(id -u)" -eq 0 ] && mpirun_flags+=(--allow-run-as-root)
+exec "$build/bin/seer" run --cluster dgx-h100:2 --out "$root/out/demo" -- \
+  mpirun "${mpirun_flags[@]}" "$build/examples/dp_train" --steps 6

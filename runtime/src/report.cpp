@@ -111,10 +111,12 @@ void print_report(std::ostream& out, const Session& session, const SessionResult
       out << line;
     }
   }
-  if (s.total_op_ns > 0) {
+  int64_t kernel_ns = 0;
+  for (const GpuStats& g : s.gpus) kernel_ns += g.kernel_ns;
+  if (kernel_ns > 0) {
     out << "\nestimated    " << fmt("%.1f", 100.0 * static_cast<double>(s.generic_kernel_ns) /
-                                              static_cast<double>(s.total_op_ns))
-        << "% of GPU op time came from the generic kernel model (launch geometry only)\n";
+                                              static_cast<double>(kernel_ns))
+        << "% of kernel time came from the generic kernel model (launch geometry only)\n";
   }
   out << "wall time    " << fmt("%.3f s", result.wall_seconds) << "; "
       << fmt("%.3g", result.wall_seconds > 0

@@ -353,8 +353,17 @@ void Engine::arrive_collective(OpId id) {
                         " bytes to rank " + std::to_string(dst) + " (send #" + std::to_string(k) +
                         "), which receives " + std::to_string(tr.recv_bytes) + " bytes");
     }
-    const bool same_node = gpus_[cm.gpus[src]].node == gpus_[cm.gpus[dst]].node;
-    const Time end = now_ + p2p_ns(tr.send_bytes, same_node, links);
+    // A GPU's sends share its outgoing link and its receives its incoming link: transfers on one
+    // link run one after another (all-to-all then takes (n-1) x chunk / bandwidth).
+    Gpu& sg = gpus_[cm.gpus[src]];
+    Gpu& dg = gpus_[cm.gpus[dst]];
+    const bool same_node = sg.node == dg.node;
+    const int link = same_node ? 0 : 1;
+    const Time begin = std::max({now_, sg.send_free[link], dg.recv_free[link]});
+    const Time end = begin + p2p_ns(tr.send_bytes, same_node, links);
+    const Time busy_until = end - (same_node ? links.nvlink_latency : links.scale_out_latency);
+    sg.send_free[link] = std::max(sg.send_free[link], busy_until);
+    dg.recv_free[link] = std::max(dg.recv_free[link], busy_until);
     for (OpId o : {tr.send_op, tr.recv_op}) {
       OpColl& c = colls_[ops_[o].coll];
       c.max_end = std::max(c.max_end, end);

@@ -162,6 +162,10 @@ class Engine {
     ResourceState resources[static_cast<int>(Resource::kCount)];
     uint64_t live_bytes = 0;
     uint64_t peak_bytes = 0;
+    // Send/recv: when this GPU's outgoing / incoming link is free again, per link class
+    // (0: scale-up within the node, 1: scale-out rail).
+    Time send_free[2] = {0, 0};
+    Time recv_free[2] = {0, 0};
   };
   struct WaitGroup {
     uint64_t token = 0;
