@@ -65,6 +65,13 @@ int run(const RunArgs& args) {
     }
     return !child_done;
   });
+  if (!child_done) {
+    // The session stopped the run (deadlock, mismatch, a rank died): stop the command too.
+    ::kill(-child, SIGTERM);
+    for (int i = 0; i < 50 && ::waitpid(child, &status, WNOHANG) != child; ++i) ::usleep(20000);
+    ::kill(-child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
   const seer::rt::SessionResult result = session.result();
   seer::rt::RunDescription run;
   run.command = args.command;
@@ -75,7 +82,12 @@ int run(const RunArgs& args) {
   } else if (run.exit_code == seer::kRealRuntimeExitCode) {
     run.exit_description += " (NVIDIA's CUDA runtime was loaded instead of Seer's)";
   }
+  if (result.aborted) {
+    if (run.exit_code == 0) run.exit_code = 1;
+    run.exit_description += "; the simulation was stopped: " + result.problems.back();
+  }
   if (!args.quiet) seer::rt::print_report(std::cerr, session, result, run);
+  if (args.quiet && result.aborted) std::fprintf(stderr, "seer: %s\n", result.problems.back().c_str());
   if (!args.out.empty()) {
     try {
       seer::rt::write_reports(args.out, session, result, run);

@@ -421,7 +421,8 @@ void Core::read_one_message() {
 }
 
 void Core::dispatch(const wire::SessionMessage& m) {
-  if (m.has_fatal()) die(m.fatal().message());
+  // The session prints the reason in its report; each rank just says why it stops.
+  if (m.has_fatal()) die("this rank was stopped by the session (see seer's report)");
   if (!m.has_answer()) return;
   const wire::Answer& a = m.answer();
   {

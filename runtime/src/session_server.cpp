@@ -301,7 +301,6 @@ void SessionServer::handle_batch(Client& c, const wire::Batch& batch) {
   c.answers_received = batch.answers_received();
   c.all_blocked = batch.all_blocked();
   while (!c.unacked.empty() && c.unacked.front().first <= c.answers_received) c.unacked.pop_front();
-  c.info.last_time = std::max(c.info.last_time, batch.promise() == kNever ? 0 : batch.promise());
   if (batch.has_request()) handle_request(c, batch.request());
 }
 
@@ -376,6 +375,7 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
 void SessionServer::handle_request(Client& c, const wire::Request& r) {
   ++requests_;
   c.last_call = describe(r);
+  if (r.body_case() != wire::Request::kGoodbye) c.info.last_time = std::max(c.info.last_time, r.t());
   if (r.body_case() == wire::Request::kGoodbye) {
     c.info.said_goodbye = true;
     return;
@@ -492,7 +492,7 @@ void SessionServer::advance() {
   }
   if (!aborted_ && !engine_.next_event_time() && (!waits_.empty() || !comm_requests_.empty()) &&
       everyone_blocked()) {
-    report_deadlock();
+    report_deadlock("");
   }
 }
 
@@ -511,7 +511,6 @@ void SessionServer::check_engine_errors() {
 
 void SessionServer::abort_run(const std::string& why) {
   problems_.push_back(why);
-  std::fprintf(stderr, "seer: %s\n", why.c_str());
   wire::SessionMessage m;
   m.mutable_fatal()->set_message(why);
   for (auto& c : clients_) {
@@ -599,7 +598,7 @@ void SessionServer::handle_simulate(Client& c, const wire::Request& r) {
   answer(c, r.id(), r.t(), true, estimate);
 }
 
-void SessionServer::report_deadlock() {
+void SessionServer::report_deadlock(const std::string& extra) {
   std::string msg = "deadlock: every rank waits and no simulated work can complete.";
   for (const auto& [token, pr] : waits_) {
     const Client& c = *clients_[pr.client];
@@ -615,15 +614,33 @@ void SessionServer::report_deadlock() {
   }
   for (const std::string& w : engine_.describe_waiting_collectives()) msg += "\n  " + w;
   for (const std::string& w : comms_.describe_waiting()) msg += "\n  " + w;
+  msg += extra;
   waits_.clear();
   comm_requests_.clear();
   abort_run(msg);
 }
 
 void SessionServer::check_stuck() {
-  if (waits_.empty() || hang_reported_) return;
+  if (waits_.empty() && comm_requests_.empty()) return;
   const double idle = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                     last_progress_).count();
+  // Every rank waits in Seer or has been outside CUDA for long (parked, e.g. blocked in MPI
+  // waiting for a rank that waits in Seer): after a grace period this is a deadlock too.
+  if (!aborted_ && idle >= options_.deadlock_grace_s && safe_time() == kNever &&
+      !engine_.next_event_time() && joined_ranks_ >= expected_ranks_) {
+    std::string parked;
+    for (const auto& c : clients_) {
+      if (c->gone || c->info.said_goodbye || (c->all_blocked && c->answers_received == c->answers_sent)) continue;
+      parked += "\n  process " + std::to_string(c->info.pid) +
+                (c->info.rank >= 0 ? " (rank " + std::to_string(c->info.rank) + ")" : "") +
+                " has made no CUDA/NCCL call for " + std::to_string(static_cast<int>(idle)) +
+                " s (last: " + (c->last_call.empty() ? "none" : c->last_call) +
+                "); if it waits for the others outside CUDA (MPI, sockets), nothing can move";
+    }
+    report_deadlock(parked);
+    return;
+  }
+  if (hang_reported_) return;
   if (idle < options_.hang_warning_s) return;
   hang_reported_ = true;
   std::string msg = "no simulated progress for " + std::to_string(static_cast<int>(idle)) +
@@ -645,6 +662,7 @@ void SessionServer::check_stuck() {
 
 SessionResult SessionServer::result() const {
   SessionResult r;
+  r.aborted = aborted_;
   for (const auto& c : clients_) {
     if (c->welcomed) r.processes.push_back(c->info);
   }

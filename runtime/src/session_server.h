@@ -78,7 +78,7 @@ class SessionServer : public sim::WaitListener {
   sim::Time safe_time() const;
   void advance();
   void check_stuck();
-  void report_deadlock();
+  void report_deadlock(const std::string& extra);
   void handle_comm_init(Client& c, const wire::Request& r);
   void handle_simulate(Client& c, const wire::Request& r);
   void comm_completed(const CompletedComm& comm);

@@ -1,6 +1,7 @@
 #include "seer/simcore/engine.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace seer::sim {
 
@@ -310,7 +311,7 @@ void Engine::arrive_collective(OpId id) {
       inst.first = mine;
       inst.first_rank = oc.rank;
     } else if (!inst.first.same_call(mine)) {
-      errors_.push_back("mismatched collective on communicator " + std::to_string(oc.comm) +
+      errors_.push_back("mismatched collective on " + comm_name(oc.comm) +
                         ", call #" + std::to_string(oc.seq) + ": rank " +
                         std::to_string(inst.first_rank) + " called " +
                         coll_kind_name(inst.first.kind) + "(count " +
@@ -348,7 +349,7 @@ void Engine::arrive_collective(OpId id) {
     if (!tr.send_arrived || !tr.recv_arrived) continue;
     const auto [comm, src, dst, k] = key;
     if (tr.send_bytes != tr.recv_bytes) {
-      errors_.push_back("mismatched send/recv on communicator " + std::to_string(comm) +
+      errors_.push_back("mismatched send/recv on " + comm_name(comm) +
                         ": rank " + std::to_string(src) + " sends " + std::to_string(tr.send_bytes) +
                         " bytes to rank " + std::to_string(dst) + " (send #" + std::to_string(k) +
                         "), which receives " + std::to_string(tr.recv_bytes) + " bytes");
@@ -373,6 +374,12 @@ void Engine::arrive_collective(OpId id) {
   }
 }
 
+std::string Engine::comm_name(uint64_t comm) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "comm %08llx", static_cast<unsigned long long>(comm >> 32));
+  return buf;
+}
+
 std::vector<std::string> Engine::take_errors() {
   std::vector<std::string> out;
   out.swap(errors_);
@@ -387,13 +394,13 @@ std::vector<std::string> Engine::describe_waiting_collectives() const {
       std::string& list = inst.ops[r] == UINT32_MAX ? missing : arrived;
       list += (list.empty() ? "" : ",") + std::to_string(r);
     }
-    out.push_back("communicator " + std::to_string(key.first) + " call #" +
+    out.push_back(comm_name(key.first) + " call #" +
                   std::to_string(key.second) + " " + coll_kind_name(inst.first.kind) +
                   ": ranks " + arrived + " are in it, ranks " + missing + " never joined");
   }
   for (const auto& [key, tr] : transfers_) {
     const auto& [comm, src, dst, k] = key;
-    out.push_back("communicator " + std::to_string(comm) + ": " +
+    out.push_back(comm_name(comm) + ": " +
                   (tr.send_arrived ? "rank " + std::to_string(src) + " sends to rank " +
                                          std::to_string(dst) + " (send #" + std::to_string(k) +
                                          "), which never posts the matching recv"

@@ -23,6 +23,9 @@ struct SessionOptions {
   int64_t park_after_ms = 100;
   // Real seconds without simulated progress while a rank waits before a hang warning is printed.
   double hang_warning_s = 10;
+  // Real seconds after which ranks that all wait in Seer or sit outside CUDA (parked) while
+  // nothing can progress are reported as a deadlock.
+  double deadlock_grace_s = 3;
 };
 
 // One process that joined the simulation, as the report sees it.
@@ -38,6 +41,7 @@ struct ProcessInfo {
 struct SessionResult {
   std::vector<ProcessInfo> processes;
   std::vector<std::string> problems;  // deadlocks, protocol errors, processes that vanished
+  bool aborted = false;               // the session stopped the run (deadlock, mismatch, death)
   double wall_seconds = 0;
   int64_t simulated_ns = 0;
   uint64_t records = 0;

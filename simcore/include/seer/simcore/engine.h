@@ -60,6 +60,8 @@ class Engine {
                          const std::vector<CollPart>& parts);
   // Mismatched calls found since the last call (the session stops the run on any).
   std::vector<std::string> take_errors();
+  // How reports name a communicator.
+  static std::string comm_name(uint64_t comm);
   // Collectives and send/recv still waiting for peers, for deadlock reports.
   std::vector<std::string> describe_waiting_collectives() const;
 
