@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -51,6 +52,8 @@ int run(const RunArgs& args) {
     std::fprintf(stderr, "seer: cluster: %s\n", e.what());
     return kExitUsage;
   }
+  if (const char* t = std::getenv("SEER_JOIN_TIMEOUT_S")) options.join_timeout_s = std::atof(t);
+  if (const char* t = std::getenv("SEER_DEADLOCK_S")) options.deadlock_grace_s = std::atof(t);
   options.host_time =
       args.host_time == "modeled" ? seer::rt::HostTime::kModeled : seer::rt::HostTime::kMeasured;
   seer::rt::Session session(options);

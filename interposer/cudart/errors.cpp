@@ -55,6 +55,11 @@ int& last_error_slot() {
 
 }  // namespace
 
+// Unimplemented entry points (interposer/stubs) record their error like the others do.
+extern "C" __attribute__((visibility("hidden"))) void seer_cudart_set_last_error(int e) {
+  if (e != cudaSuccess) last_error_slot() = e;
+}
+
 SEER_CUDA_API const char* cudaGetErrorName(cudaError_t e) {
   if (e == cudaSuccess) return "cudaSuccess";
   const ErrorInfo* i = find(e);

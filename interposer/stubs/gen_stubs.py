@@ -61,9 +61,10 @@ def read_returns(path, symbols):
     return returns
 
 
-def stub(symbol, kind, error_code):
+def stub(symbol, kind, error_code, error_hook):
     if kind is None:
-        ret_type, ret, result = "int", f"return {error_code};", "kError"
+        hook = f"{error_hook}({error_code});\n  " if error_hook else ""
+        ret_type, ret, result = "int", f"{hook}return {error_code};", "kError"
     elif kind in SIMPLE_KINDS:
         ret_type, ret, text = SIMPLE_KINDS[kind]
         result = f'"{text}"'
@@ -77,7 +78,7 @@ def stub(symbol, kind, error_code):
     )
 
 
-def generate(lib, symbols, returns, error_code, error_name, sources):
+def generate(lib, symbols, returns, error_code, error_name, sources, error_hook=""):
     error_text = f"{error_name} ({error_code})" if error_name else f"error {error_code}"
     structs = {kind for kind in returns.values() if kind.startswith("struct:")}
     struct_sizes = sorted(int(kind.split(":")[1]) for kind in structs)
@@ -89,6 +90,13 @@ def generate(lib, symbols, returns, error_code, error_name, sources):
         '#define SEER_STUB extern "C" __attribute__((weak, visibility("default")))',
         "",
         f'static constexpr char kLib[] = "{lib}";',
+    ]
+    if error_hook:
+        out += [
+            "// Records the error the way the library's own calls do (e.g. cudaGetLastError).",
+            f'extern "C" __attribute__((visibility("hidden"))) void {error_hook}(int);',
+        ]
+    out += [
         f'static constexpr char kError[] = "{error_text}";',
         "",
         "// Zero-valued stand-ins with the calling convention of the real return types: two",
@@ -103,7 +111,7 @@ def generate(lib, symbols, returns, error_code, error_name, sources):
     for size in struct_sizes:
         out += [f"struct SeerZeroStruct{size} {{", f"  unsigned char bytes[{size}];", "};"]
     out.append("")
-    out += [stub(s, returns.get(s), error_code) for s in symbols]
+    out += [stub(s, returns.get(s), error_code, error_hook) for s in symbols]
     return "\n".join(out)
 
 
@@ -113,6 +121,8 @@ def main():
     parser.add_argument("--symbols", required=True, help="symbol list: one name per line")
     parser.add_argument("--error-code", required=True, type=int, help="value stubs return")
     parser.add_argument("--error-name", default="", help="name of that value, for messages")
+    parser.add_argument("--error-hook", default="",
+                        help="C function the library defines, called with the error code")
     parser.add_argument(
         "--returns",
         "--pointer-returning",
@@ -127,7 +137,8 @@ def main():
     sources = [args.symbols.rsplit("/", 1)[-1]]
     if args.returns:
         sources.append(args.returns.rsplit("/", 1)[-1])
-    text = generate(args.lib, symbols, returns, args.error_code, args.error_name, sources)
+    text = generate(args.lib, symbols, returns, args.error_code, args.error_name, sources,
+                    args.error_hook)
     with open(args.out, "w", encoding="ascii") as f:
         f.write(text)
 

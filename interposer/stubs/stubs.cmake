@@ -2,7 +2,7 @@
 #
 #   include(${CMAKE_CURRENT_SOURCE_DIR}/stubs/stubs.cmake)   # once, e.g. in interposer/
 #   seer_add_stub_sources(<target> <lib> <symbols-file> <error-code>
-#                         [ERROR_NAME <name>] [RETURNS <returns-file>])
+#                         [ERROR_NAME <name>] [RETURNS <returns-file>] [ERROR_HOOK <c-function>])
 #
 # Relative file names are taken relative to this directory, where the data files live. RETURNS
 # defaults to the symbols file with the extension .returns, when that file exists.
@@ -30,7 +30,7 @@ target_link_libraries(seer_report_unsupported PUBLIC ${CMAKE_DL_LIBS})
 
 # May be called from any directory of the build.
 function(seer_add_stub_sources target lib symbols_file error_code)
-  cmake_parse_arguments(PARSE_ARGV 4 arg "" "ERROR_NAME;RETURNS" "")
+  cmake_parse_arguments(PARSE_ARGV 4 arg "" "ERROR_NAME;RETURNS;ERROR_HOOK" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "seer_add_stub_sources: unexpected arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -44,6 +44,9 @@ function(seer_add_stub_sources target lib symbols_file error_code)
   set(depends "${generator}" "${symbols_file}")
   if(arg_ERROR_NAME)
     list(APPEND command --error-name "${arg_ERROR_NAME}")
+  endif()
+  if(arg_ERROR_HOOK)
+    list(APPEND command --error-hook "${arg_ERROR_HOOK}")
   endif()
   if(arg_RETURNS)
     set(returns_file "${arg_RETURNS}")

@@ -640,6 +640,13 @@ void SessionServer::check_stuck() {
     report_deadlock(parked);
     return;
   }
+  if (!aborted_ && joined_ranks_ < expected_ranks_ && idle >= options_.join_timeout_s) {
+    abort_run("only " + std::to_string(joined_ranks_) + " of the " +
+              std::to_string(expected_ranks_) + " ranks announced by the launcher (WORLD_SIZE or " +
+              "similar) made a CUDA call within " + std::to_string(static_cast<int>(idle)) +
+              " s; the others never started or never use CUDA");
+    return;
+  }
   if (hang_reported_) return;
   if (idle < options_.hang_warning_s) return;
   hang_reported_ = true;

@@ -16,6 +16,33 @@ for mode in modeled measured; do
     "$seer" run --quiet --host-time "$mode" -- "$build/examples/pipeline_demo" 8 64 >/dev/null
 done
 
+root_flag=()
+[ "$(id -u)" -eq 0 ] && root_flag=(--allow-run-as-root)
+echo "== collective benchmark sweep 8 B - 1 GiB, every operation (wall time of seer run) =="
+for spec in "16 dgx-h100:2" "128 dgx-h100:16"; do
+  set -- $spec
+  out=$(mktemp -d)
+  start=$(date +%s.%N)
+  "$seer" run --quiet --host-time modeled --cluster "$2" --out "$out" -- \
+    mpirun "${root_flag[@]}" --oversubscribe -np "$1" "$build/examples/coll_bench" \
+    -b 8 -e 1G -f 2 -n 5 -w 1 -o all >/dev/null
+  end=$(date +%s.%N)
+  python3 - "$out/run.json" "$1" "$start" "$end" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+wall = float(sys.argv[4]) - float(sys.argv[3])
+print(f"{sys.argv[2]:>4} ranks (processes): {wall:.1f} s wall, {run['records']} records, "
+      f"{run['blocking_requests']} blocking calls, {run['records'] / run['wall_seconds']:.0f} records/s")
+PY
+  rm -rf "$out"
+done
+
+echo "== session record throughput (1M kernel launches, one rank) =="
+out=$(mktemp -d)
+"$seer" run --quiet --host-time modeled --out "$out" -- "$build/tests/bench/launch/launch_bench_cuda" 1000000 >/dev/null
+python3 -c "import json,sys; r=json.load(open('$out/run.json')); print(f\"{r['records']} records in {r['wall_seconds']:.2f} s: {r['records']/r['wall_seconds']:.0f} records/s\")"
+rm -rf "$out"
+
 if [ -x "$build/tests/bench/netsim/netsim_bench" ]; then
   echo "== network solver =="
   "$build/tests/bench/netsim/netsim_bench"

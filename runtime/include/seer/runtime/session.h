@@ -26,6 +26,8 @@ struct SessionOptions {
   // Real seconds after which ranks that all wait in Seer or sit outside CUDA (parked) while
   // nothing can progress are reported as a deadlock.
   double deadlock_grace_s = 3;
+  // Real seconds to wait for ranks announced by WORLD_SIZE & co. that never make a CUDA call.
+  double join_timeout_s = 120;
 };
 
 // One process that joined the simulation, as the report sees it.
