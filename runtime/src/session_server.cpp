@@ -431,6 +431,7 @@ void SessionServer::on_wait_done(uint64_t token, Time completion) {
 }
 
 void SessionServer::answer(Client& c, uint64_t id, Time t, bool ready, Time completion) {
+  c.info.last_time = std::max(c.info.last_time, t);
   wire::SessionMessage m;
   wire::Answer* a = m.mutable_answer();
   a->set_id(id);

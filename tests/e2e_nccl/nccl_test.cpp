@@ -76,13 +76,14 @@ struct Scale {
 
 class CollBench : public ::testing::TestWithParam<Scale> {};
 
-// The benchmark's own event-timed numbers equal the model; the first rank to arrive waits for
-// the others, so a run of back-to-back calls is slower by at most the ranks' launch skew,
-// a few microseconds over the iterations: 1 % tolerance at these sizes.
+// The benchmark's own event-timed numbers equal the model plus the ranks' start skew: rank 0's
+// start event is recorded before the other ranks' first calls are issued, so the first call
+// starts up to one launch cost (2 us) per rank issued after it later — (ranks - 1) x 2 us for
+// one process driving every GPU, one launch for separate processes — spread over 4 iterations.
 TEST_P(CollBench, TimesMatchTheCollectiveModel) {
   const Scale s = GetParam();
   TempDir dir;
-  std::vector<std::string> bench{example("coll_bench"), "-b", "1M", "-e", "64M", "-f", "8",
+  std::vector<std::string> bench{example("coll_bench"), "-b", "16M", "-e", "128M", "-f", "8",
                                  "-n", "4", "-w", "1", "-o",
                                  "allreduce,allgather,reducescatter,broadcast,reduce"};
   std::vector<std::string> command = bench;
@@ -95,12 +96,14 @@ TEST_P(CollBench, TimesMatchTheCollectiveModel) {
   const Outcome o = seer_run(s.cluster, dir.path(), command);
   ASSERT_EQ(o.exit_code, 0) << o.describe();
   const std::vector<Row> rows = parse_table(o.out);
-  ASSERT_EQ(rows.size(), 15u) << o.out;
+  ASSERT_EQ(rows.size(), 10u) << o.out;
   const int gpus_per_node = 8;
   const Fabric& f = s.ranks > gpus_per_node ? kRail : kNvlink;
+  const double skew_us = (s.one_process ? s.ranks * 2.5 : 2.5) / 4;  // + ncclGroupEnd, events
   for (const Row& r : rows) {
     const double want = expected_us(r.op, r.bytes, s.ranks, f);
-    EXPECT_NEAR(r.time_us, want, want * 0.01) << r.op << " " << r.bytes << " bytes";
+    EXPECT_GE(r.time_us, want * 0.999) << r.op << " " << r.bytes << " bytes";
+    EXPECT_LE(r.time_us, want * 1.001 + skew_us + 0.5) << r.op << " " << r.bytes << " bytes";
   }
   const nlohmann::json run = read_json(dir.file("run.json"));
   EXPECT_EQ(run["processes"].size(), s.one_process ? 1u : static_cast<size_t>(s.ranks))
