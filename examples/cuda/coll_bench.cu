@@ -52,48 +52,47 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                   cudaGetErrorString(err_));                                         \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CHECK(call)                                                      \
+  do {                                                                   \
+    cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
-#define NCCLCHECK(call)                                                               \
-  do {                                                                                \
-    ncclResult_t res_ = (call);                                                       \
-    if (res_ != ncclSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                   ncclGetErrorString(res_));                                         \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define NCCLCHECK(call)                                                  \
+  do {                                                                   \
+    ncclResult_t res_ = (call);                                          \
+    if (res_ != ncclSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   ncclGetErrorString(res_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
-#define MPICHECK(call)                                                                \
-  do {                                                                                \
-    int res_ = (call);                                                                \
-    if (res_ != MPI_SUCCESS) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: MPI error %d\n", __FILE__, __LINE__, #call,    \
-                   res_);                                                             \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                   \
-    }                                                                                 \
+#define MPICHECK(call)                                                                    \
+  do {                                                                                    \
+    int res_ = (call);                                                                    \
+    if (res_ != MPI_SUCCESS) {                                                            \
+      std::fprintf(stderr, "%s:%d: %s: MPI error %d\n", __FILE__, __LINE__, #call, res_); \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                       \
+    }                                                                                     \
   } while (0)
 
 // ------------------------------------------------------------------------------------------------
 // Launch: one process per GPU under mpirun, or one process driving -g GPUs from one thread.
 
 struct Launch {
-  bool mpi = false;        // started by mpirun (OMPI_COMM_WORLD_SIZE set)
-  int nprocs = 1;          // processes
-  int proc = 0;            // this process
-  int local_proc = 0;      // this process's index on its node
-  int gpus = 1;            // GPUs driven by this process
-  int nranks = 1;          // NCCL ranks: nprocs * gpus
-  std::vector<int> device; // CUDA device of each local GPU
-  std::vector<int> rank;   // NCCL rank of each local GPU
+  bool mpi = false;         // started by mpirun (OMPI_COMM_WORLD_SIZE set)
+  int nprocs = 1;           // processes
+  int proc = 0;             // this process
+  int local_proc = 0;       // this process's index on its node
+  int gpus = 1;             // GPUs driven by this process
+  int nranks = 1;           // NCCL ranks: nprocs * gpus
+  std::vector<int> device;  // CUDA device of each local GPU
+  std::vector<int> rank;    // NCCL rank of each local GPU
   std::vector<ncclComm_t> comm;
 };
 
@@ -152,7 +151,6 @@ static void launch_finish(Launch& l) {
   if (l.mpi) MPICHECK(MPI_Finalize());
 }
 
-
 // ------------------------------------------------------------------------------------------------
 // The benchmark
 
@@ -169,11 +167,14 @@ static bool split(Op op) { return op == kAllGather || op == kReduceScatter || op
 
 static double bus_factor(Op op, int n) {
   switch (op) {
-    case kAllReduce: return 2.0 * (n - 1) / n;
+    case kAllReduce:
+      return 2.0 * (n - 1) / n;
     case kAllGather:
     case kReduceScatter:
-    case kAlltoAll: return double(n - 1) / n;
-    default: return 1.0;
+    case kAlltoAll:
+      return double(n - 1) / n;
+    default:
+      return 1.0;
   }
 }
 
@@ -233,18 +234,17 @@ static void issue(Op op, std::vector<Gpu>& gpus, int nranks, size_t count, ncclD
 #endif
         NCCLCHECK(ncclGroupStart());
         for (int peer = 0; peer < nranks; ++peer) {
-          NCCLCHECK(ncclSend(g.send + peer * piece * type_size, piece, type, peer, g.comm,
-                             g.stream));
-          NCCLCHECK(ncclRecv(g.recv + peer * piece * type_size, piece, type, peer, g.comm,
-                             g.stream));
+          NCCLCHECK(
+              ncclSend(g.send + peer * piece * type_size, piece, type, peer, g.comm, g.stream));
+          NCCLCHECK(
+              ncclRecv(g.recv + peer * piece * type_size, piece, type, peer, g.comm, g.stream));
         }
         NCCLCHECK(ncclGroupEnd());
         break;
       case kSendRecv:
         NCCLCHECK(ncclGroupStart());
         NCCLCHECK(ncclSend(g.send, count, type, (g.rank + 1) % nranks, g.comm, g.stream));
-        NCCLCHECK(ncclRecv(g.recv, count, type, (g.rank + nranks - 1) % nranks, g.comm,
-                           g.stream));
+        NCCLCHECK(ncclRecv(g.recv, count, type, (g.rank + nranks - 1) % nranks, g.comm, g.stream));
         NCCLCHECK(ncclGroupEnd());
         break;
       default:
@@ -299,10 +299,23 @@ static bool parse_bytes(const char* s, size_t* out) {
   if (end == s || !(v >= 0)) return false;
   double scale = 1;
   switch (*end) {
-    case 'k': case 'K': scale = 1024.0; ++end; break;
-    case 'm': case 'M': scale = 1048576.0; ++end; break;
-    case 'g': case 'G': scale = 1073741824.0; ++end; break;
-    default: break;
+    case 'k':
+    case 'K':
+      scale = 1024.0;
+      ++end;
+      break;
+    case 'm':
+    case 'M':
+      scale = 1048576.0;
+      ++end;
+      break;
+    case 'g':
+    case 'G':
+      scale = 1073741824.0;
+      ++end;
+      break;
+    default:
+      break;
   }
   if (*end == 'b' || *end == 'B') ++end;
   if (*end != '\0' || v * scale > 1e15) return false;
@@ -386,7 +399,7 @@ int main(int argc, char** argv) {
   launch_comms(launch, o.gpus);
   const int nranks = launch.nranks;
   if (o.root >= nranks) fail(launch, "coll_bench: -r must be below the number of ranks");
-  const ncclDataType_t type = o.dtype == "float" ? ncclFloat32
+  const ncclDataType_t type = o.dtype == "float"  ? ncclFloat32
                               : o.dtype == "half" ? ncclFloat16
                                                   : ncclBfloat16;
   const size_t type_size = o.dtype == "float" ? 4 : 2;
@@ -452,8 +465,7 @@ int main(int argc, char** argv) {
       float ms = 0;
       CHECK(cudaEventElapsedTime(&ms, start, stop));
       const double time_us = 1000.0 * ms / o.iters;
-      const double host_us =
-          std::chrono::duration<double, std::micro>(t1 - t0).count() / o.iters;
+      const double host_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / o.iters;
       const double algbw = time_us > 0 ? bytes / 1e3 / time_us : 0.0;  // GB/s
       const double busbw = algbw * bus_factor(op, nranks);
       busbw_sum += busbw;
@@ -465,8 +477,7 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
 
-      const size_t next =
-          o.factor > 1 ? static_cast<size_t>(size * o.factor) : size + o.step_bytes;
+      const size_t next = o.factor > 1 ? static_cast<size_t>(size * o.factor) : size + o.step_bytes;
       if (next <= size) break;
       size = next;
     }

@@ -43,48 +43,47 @@
 #include <utility>
 #include <vector>
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                   cudaGetErrorString(err_));                                         \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CHECK(call)                                                      \
+  do {                                                                   \
+    cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
-#define NCCLCHECK(call)                                                               \
-  do {                                                                                \
-    ncclResult_t res_ = (call);                                                       \
-    if (res_ != ncclSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                   ncclGetErrorString(res_));                                         \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define NCCLCHECK(call)                                                  \
+  do {                                                                   \
+    ncclResult_t res_ = (call);                                          \
+    if (res_ != ncclSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   ncclGetErrorString(res_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
-#define MPICHECK(call)                                                                \
-  do {                                                                                \
-    int res_ = (call);                                                                \
-    if (res_ != MPI_SUCCESS) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: MPI error %d\n", __FILE__, __LINE__, #call,    \
-                   res_);                                                             \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                   \
-    }                                                                                 \
+#define MPICHECK(call)                                                                    \
+  do {                                                                                    \
+    int res_ = (call);                                                                    \
+    if (res_ != MPI_SUCCESS) {                                                            \
+      std::fprintf(stderr, "%s:%d: %s: MPI error %d\n", __FILE__, __LINE__, #call, res_); \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                       \
+    }                                                                                     \
   } while (0)
 
 // ------------------------------------------------------------------------------------------------
 // Launch: one process per GPU under mpirun, or one process driving -g GPUs from one thread.
 
 struct Launch {
-  bool mpi = false;        // started by mpirun (OMPI_COMM_WORLD_SIZE set)
-  int nprocs = 1;          // processes
-  int proc = 0;            // this process
-  int local_proc = 0;      // this process's index on its node
-  int gpus = 1;            // GPUs driven by this process
-  int nranks = 1;          // NCCL ranks: nprocs * gpus
-  std::vector<int> device; // CUDA device of each local GPU
-  std::vector<int> rank;   // NCCL rank of each local GPU
+  bool mpi = false;         // started by mpirun (OMPI_COMM_WORLD_SIZE set)
+  int nprocs = 1;           // processes
+  int proc = 0;             // this process
+  int local_proc = 0;       // this process's index on its node
+  int gpus = 1;             // GPUs driven by this process
+  int nranks = 1;           // NCCL ranks: nprocs * gpus
+  std::vector<int> device;  // CUDA device of each local GPU
+  std::vector<int> rank;    // NCCL rank of each local GPU
   std::vector<ncclComm_t> comm;
 };
 
@@ -148,9 +147,14 @@ static void launch_finish(Launch& l) {
 
 __device__ __forceinline__ float to_f(float x) { return x; }
 __device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T> __device__ __forceinline__ T from_f(float x);
-template <> __device__ __forceinline__ float from_f<float>(float x) { return x; }
-template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) {
+template <typename T>
+__device__ __forceinline__ T from_f(float x);
+template <>
+__device__ __forceinline__ float from_f<float>(float x) {
+  return x;
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) {
   return __float2bfloat16(x);
 }
 
@@ -419,8 +423,7 @@ static void setup(Replica<T>& r, const Options& o, size_t nparams, int nbuckets)
   CHECK(cudaMalloc(&r.grads, nparams * sizeof(T)));
   CHECK(cudaMemsetAsync(r.adam_m, 0, nparams * sizeof(float), r.compute));
   CHECK(cudaMemsetAsync(r.adam_v, 0, nparams * sizeof(float), r.compute));
-  init_uniform<<<blocks_for(nparams), 256, 0, r.compute>>>(r.params, nparams, 1234u,
-                                                           0.02f);
+  init_uniform<<<blocks_for(nparams), 256, 0, r.compute>>>(r.params, nparams, 1234u, 0.02f);
   for (int l = 0; l <= o.layers; ++l) r.x.push_back(alloc_floats(b * h));
   init_uniform<<<blocks_for(b * h), 256, 0, r.compute>>>(r.x[0], b * h, 77u + r.device, 1.f);
   for (int l = 0; l < o.layers; ++l) {
@@ -454,8 +457,8 @@ static void teardown(Replica<T>& r) {
   CHECK(cudaSetDevice(r.device));
   CHECK(cudaDeviceSynchronize());
   for (float* p : r.x) CHECK(cudaFree(p));
-  std::vector<float*> buffers = {r.dy,    r.dx,     r.dbig,   r.dln,   r.dxmid,
-                                 r.dattn, r.dqkv,   r.params, r.adam_m, r.adam_v};
+  std::vector<float*> buffers = {r.dy,    r.dx,   r.dbig,   r.dln,    r.dxmid,
+                                 r.dattn, r.dqkv, r.params, r.adam_m, r.adam_v};
   for (auto& s : r.saved) {
     float* saved[] = {s.ln1, s.qkv, s.attn, s.xmid, s.ln2, s.up, s.h};
     buffers.insert(buffers.end(), saved, saved + 7);
@@ -505,25 +508,31 @@ static void backward_layer(Replica<T>& r, const Options& o, int l) {
     *g2 = g + 8 * size_t(h) * h;
   auto& s = r.saved[l];
   cudaStream_t st = r.compute;
-  gemm<true, false>(st, 4 * h, h, b, s.h, r.dy, g2);            // dW2 = h^T dy
-  gemm<false, true>(st, b, 4 * h, h, r.dy, w2, r.dbig);         // dh = dy W2^T
-  gelu_bwd<<<blocks_for(size_t(b) * 4 * h), 256, 0, st>>>(r.dbig, s.up, r.dbig,
-                                                          size_t(b) * 4 * h);
-  gemm<true, false>(st, h, 4 * h, b, s.ln2, r.dbig, g1);        // dW1 = ln2^T dup
-  gemm<false, true>(st, b, h, 4 * h, r.dbig, w1, r.dln);        // dln2 = dup W1^T
+  gemm<true, false>(st, 4 * h, h, b, s.h, r.dy, g2);     // dW2 = h^T dy
+  gemm<false, true>(st, b, 4 * h, h, r.dy, w2, r.dbig);  // dh = dy W2^T
+  gelu_bwd<<<blocks_for(size_t(b) * 4 * h), 256, 0, st>>>(r.dbig, s.up, r.dbig, size_t(b) * 4 * h);
+  gemm<true, false>(st, h, 4 * h, b, s.ln2, r.dbig, g1);  // dW1 = ln2^T dup
+  gemm<false, true>(st, b, h, 4 * h, r.dbig, w1, r.dln);  // dln2 = dup W1^T
   layernorm_bwd<<<b, 256, 0, st>>>(r.dln, s.xmid, r.dy, r.dxmid, h);
-  gemm<true, false>(st, h, h, b, s.attn, r.dxmid, go);          // dWo = attn^T dxmid
-  gemm<false, true>(st, b, h, h, r.dxmid, wo, r.dattn);         // dattn = dxmid Wo^T
+  gemm<true, false>(st, h, h, b, s.attn, r.dxmid, go);   // dWo = attn^T dxmid
+  gemm<false, true>(st, b, h, h, r.dxmid, wo, r.dattn);  // dattn = dxmid Wo^T
   attention_mix_bwd<<<blocks_for(size_t(b) * h), 256, 0, st>>>(r.dattn, s.qkv, r.dqkv, b, h);
-  gemm<true, false>(st, h, 3 * h, b, s.ln1, r.dqkv, gqkv);      // dWqkv = ln1^T dqkv
-  gemm<false, true>(st, b, h, 3 * h, r.dqkv, wqkv, r.dln);      // dln1 = dqkv Wqkv^T
+  gemm<true, false>(st, h, 3 * h, b, s.ln1, r.dqkv, gqkv);  // dWqkv = ln1^T dqkv
+  gemm<false, true>(st, b, h, 3 * h, r.dqkv, wqkv, r.dln);  // dln1 = dqkv Wqkv^T
   layernorm_bwd<<<b, 256, 0, st>>>(r.dln, r.x[l], r.dxmid, r.dx, h);
   std::swap(r.dy, r.dx);
 }
 
-template <typename T> ncclDataType_t nccl_type();
-template <> ncclDataType_t nccl_type<float>() { return ncclFloat32; }
-template <> ncclDataType_t nccl_type<__nv_bfloat16>() { return ncclBfloat16; }
+template <typename T>
+ncclDataType_t nccl_type();
+template <>
+ncclDataType_t nccl_type<float>() {
+  return ncclFloat32;
+}
+template <>
+ncclDataType_t nccl_type<__nv_bfloat16>() {
+  return ncclBfloat16;
+}
 
 template <typename T>
 static void train(Launch& launch, const Options& o) {
@@ -554,8 +563,8 @@ static void train(Launch& launch, const Options& o) {
     CHECK(cudaGetDeviceProperties(&prop, launch.device[0]));
     std::printf("# dp_train: %d ranks (%d processes x %d GPUs), device %s\n", launch.nranks,
                 launch.nprocs, launch.gpus, prop.name);
-    std::printf("# model: %d layers, hidden %zu, %zu tokens per GPU, %.1f M parameters\n",
-                o.layers, h, b, nparams / 1e6);
+    std::printf("# model: %d layers, hidden %zu, %zu tokens per GPU, %.1f M parameters\n", o.layers,
+                h, b, nparams / 1e6);
     std::printf("# gradients: %.1f MiB %s in %d buckets, all-reduced on a second stream\n",
                 nparams * sizeof(T) / 1048576.0, o.dtype.c_str(), nbuckets);
     std::fflush(stdout);
@@ -678,11 +687,16 @@ int main(int argc, char** argv) {
     const char* opt = argv[i];
     const char* v = nullptr;
     bool ok = true;
-    if (take(i, argc, argv, "--layers", &v)) ok = parse_int(v, &o.layers, 1);
-    else if (take(i, argc, argv, "--hidden", &v)) ok = parse_int(v, &o.hidden, 1);
-    else if (take(i, argc, argv, "--batch", &v)) ok = parse_int(v, &o.batch, 1);
-    else if (take(i, argc, argv, "--steps", &v)) ok = parse_int(v, &o.steps, 1);
-    else if (take(i, argc, argv, "--buckets", &v)) ok = parse_int(v, &o.buckets, 1);
+    if (take(i, argc, argv, "--layers", &v))
+      ok = parse_int(v, &o.layers, 1);
+    else if (take(i, argc, argv, "--hidden", &v))
+      ok = parse_int(v, &o.hidden, 1);
+    else if (take(i, argc, argv, "--batch", &v))
+      ok = parse_int(v, &o.batch, 1);
+    else if (take(i, argc, argv, "--steps", &v))
+      ok = parse_int(v, &o.steps, 1);
+    else if (take(i, argc, argv, "--buckets", &v))
+      ok = parse_int(v, &o.buckets, 1);
     else if (take(i, argc, argv, "--dtype", &v)) {
       o.dtype = v;
       ok = o.dtype == "float" || o.dtype == "bf16";

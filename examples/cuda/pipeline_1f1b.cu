@@ -45,48 +45,47 @@
 #include <utility>
 #include <vector>
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                   cudaGetErrorString(err_));                                         \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CHECK(call)                                                      \
+  do {                                                                   \
+    cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
-#define NCCLCHECK(call)                                                               \
-  do {                                                                                \
-    ncclResult_t res_ = (call);                                                       \
-    if (res_ != ncclSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                   ncclGetErrorString(res_));                                         \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define NCCLCHECK(call)                                                  \
+  do {                                                                   \
+    ncclResult_t res_ = (call);                                          \
+    if (res_ != ncclSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   ncclGetErrorString(res_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
-#define MPICHECK(call)                                                                \
-  do {                                                                                \
-    int res_ = (call);                                                                \
-    if (res_ != MPI_SUCCESS) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: MPI error %d\n", __FILE__, __LINE__, #call,    \
-                   res_);                                                             \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                   \
-    }                                                                                 \
+#define MPICHECK(call)                                                                    \
+  do {                                                                                    \
+    int res_ = (call);                                                                    \
+    if (res_ != MPI_SUCCESS) {                                                            \
+      std::fprintf(stderr, "%s:%d: %s: MPI error %d\n", __FILE__, __LINE__, #call, res_); \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                       \
+    }                                                                                     \
   } while (0)
 
 // ------------------------------------------------------------------------------------------------
 // Launch: one process per GPU under mpirun, or one process driving -g GPUs from one thread.
 
 struct Launch {
-  bool mpi = false;        // started by mpirun (OMPI_COMM_WORLD_SIZE set)
-  int nprocs = 1;          // processes
-  int proc = 0;            // this process
-  int local_proc = 0;      // this process's index on its node
-  int gpus = 1;            // GPUs driven by this process
-  int nranks = 1;          // NCCL ranks: nprocs * gpus
-  std::vector<int> device; // CUDA device of each local GPU
-  std::vector<int> rank;   // NCCL rank of each local GPU
+  bool mpi = false;         // started by mpirun (OMPI_COMM_WORLD_SIZE set)
+  int nprocs = 1;           // processes
+  int proc = 0;             // this process
+  int local_proc = 0;       // this process's index on its node
+  int gpus = 1;             // GPUs driven by this process
+  int nranks = 1;           // NCCL ranks: nprocs * gpus
+  std::vector<int> device;  // CUDA device of each local GPU
+  std::vector<int> rank;    // NCCL rank of each local GPU
   std::vector<ncclComm_t> comm;
 };
 
@@ -150,9 +149,14 @@ static void launch_finish(Launch& l) {
 
 __device__ __forceinline__ float to_f(float x) { return x; }
 __device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T> __device__ __forceinline__ T from_f(float x);
-template <> __device__ __forceinline__ float from_f<float>(float x) { return x; }
-template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) {
+template <typename T>
+__device__ __forceinline__ T from_f(float x);
+template <>
+__device__ __forceinline__ float from_f<float>(float x) {
+  return x;
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) {
   return __float2bfloat16(x);
 }
 
@@ -381,10 +385,10 @@ struct Stage {
   int device = 0;
   ncclComm_t comm = nullptr;
   cudaStream_t compute = nullptr, comm_stream = nullptr;
-  float *w = nullptr, *dw = nullptr;  // per layer: W1 (H x 4H), then W2 (4H x H)
-  int slots = 1;                      // microbatches in flight: min(M, stages - index)
-  std::vector<std::vector<float*>> x;          // [slot][0..L]: input of each layer and output
-  std::vector<std::vector<float*>> up, act;    // [slot][layer]: before and after GELU
+  float *w = nullptr, *dw = nullptr;         // per layer: W1 (H x 4H), then W2 (4H x H)
+  int slots = 1;                             // microbatches in flight: min(M, stages - index)
+  std::vector<std::vector<float*>> x;        // [slot][0..L]: input of each layer and output
+  std::vector<std::vector<float*>> up, act;  // [slot][layer]: before and after GELU
   std::vector<__nv_bfloat16*> act_in, act_out, grad_in, grad_out;  // [microbatch], messages
   float *dy = nullptr, *dx = nullptr, *dbig = nullptr;
   std::vector<cudaEvent_t> act_ready, grad_ready;  // [microbatch]: message received
@@ -465,8 +469,7 @@ static void teardown(Stage& s) {
     buffers.insert(buffers.end(), s.up[k].begin(), s.up[k].end());
     buffers.insert(buffers.end(), s.act[k].begin(), s.act[k].end());
   }
-  const std::vector<__nv_bfloat16*>* messages[] = {&s.act_in, &s.act_out, &s.grad_in,
-                                                   &s.grad_out};
+  const std::vector<__nv_bfloat16*>* messages[] = {&s.act_in, &s.act_out, &s.grad_in, &s.grad_out};
   for (const auto* v : messages) buffers.insert(buffers.end(), v->begin(), v->end());
   for (void* p : buffers)
     if (p) CHECK(cudaFree(p));
@@ -538,8 +541,7 @@ static bool is_counterpart(const P2p& mine, int my_stage, const P2p& theirs) {
 // soon as the stage reaches it. With several stages in this thread, a message group is issued only
 // together with its counterparts on the other local stages, in one NCCL group (a thread that
 // drives several communicators must not wait on one of them alone).
-static void run_step(Launch& launch, std::vector<Stage>& stages, const Options& o,
-                     size_t tokens) {
+static void run_step(Launch& launch, std::vector<Stage>& stages, const Options& o, size_t tokens) {
   const int first_local = launch.rank[0];
   const int nlocal = static_cast<int>(stages.size());
   const size_t count = tokens * o.hidden;
@@ -622,9 +624,9 @@ static void run_step(Launch& launch, std::vector<Stage>& stages, const Options& 
       CHECK(cudaSetDevice(s.device));
       for (const P2p& op : s.items[s.next].ops)
         if (!op.send)
-          CHECK(cudaEventRecord(op.activation ? s.act_ready[op.microbatch]
-                                              : s.grad_ready[op.microbatch],
-                                s.comm_stream));
+          CHECK(cudaEventRecord(
+              op.activation ? s.act_ready[op.microbatch] : s.grad_ready[op.microbatch],
+              s.comm_stream));
       ++s.next;
     }
   }
@@ -687,11 +689,16 @@ int main(int argc, char** argv) {
     const char* opt = argv[i];
     const char* v = nullptr;
     bool ok = true;
-    if (take(i, argc, argv, "--microbatches", &v)) ok = parse_int(v, &o.microbatches, 1);
-    else if (take(i, argc, argv, "--activation-mib", &v)) ok = parse_mib(v, &o.activation_mib);
-    else if (take(i, argc, argv, "--steps", &v)) ok = parse_int(v, &o.steps, 1);
-    else if (take(i, argc, argv, "--hidden", &v)) ok = parse_int(v, &o.hidden, 1);
-    else if (take(i, argc, argv, "--layers", &v)) ok = parse_int(v, &o.layers, 1);
+    if (take(i, argc, argv, "--microbatches", &v))
+      ok = parse_int(v, &o.microbatches, 1);
+    else if (take(i, argc, argv, "--activation-mib", &v))
+      ok = parse_mib(v, &o.activation_mib);
+    else if (take(i, argc, argv, "--steps", &v))
+      ok = parse_int(v, &o.steps, 1);
+    else if (take(i, argc, argv, "--hidden", &v))
+      ok = parse_int(v, &o.hidden, 1);
+    else if (take(i, argc, argv, "--layers", &v))
+      ok = parse_int(v, &o.layers, 1);
     else if (take(i, argc, argv, "-g", &v) || take(i, argc, argv, "--gpus", &v))
       ok = parse_int(v, &o.gpus, 1);
     else {
@@ -704,10 +711,11 @@ int main(int argc, char** argv) {
     }
   }
   if (launch.mpi && o.gpus > 1)
-    fail(launch, "pipeline_1f1b: -g > 1 is for one process driving all stages; under mpirun "
-                 "run one process per stage");
-  const size_t tokens = static_cast<size_t>(o.activation_mib * 1048576.0 /
-                                            (sizeof(__nv_bfloat16) * o.hidden));
+    fail(launch,
+         "pipeline_1f1b: -g > 1 is for one process driving all stages; under mpirun "
+         "run one process per stage");
+  const size_t tokens =
+      static_cast<size_t>(o.activation_mib * 1048576.0 / (sizeof(__nv_bfloat16) * o.hidden));
   if (tokens == 0) fail(launch, "pipeline_1f1b: --activation-mib is smaller than one token");
 
   launch_comms(launch, o.gpus);
@@ -730,10 +738,11 @@ int main(int argc, char** argv) {
     CHECK(cudaGetDeviceProperties(&prop, launch.device[0]));
     std::printf("# pipeline_1f1b: %d stages (%d processes x %d GPUs), device %s\n", nstages,
                 launch.nprocs, launch.gpus, prop.name);
-    std::printf("# %d microbatches of %zu tokens x hidden %d; %.3f MiB bf16 activation per "
-                "microbatch; %d MLP blocks per stage\n",
-                o.microbatches, tokens, o.hidden,
-                tokens * o.hidden * sizeof(__nv_bfloat16) / 1048576.0, o.layers);
+    std::printf(
+        "# %d microbatches of %zu tokens x hidden %d; %.3f MiB bf16 activation per "
+        "microbatch; %d MLP blocks per stage\n",
+        o.microbatches, tokens, o.hidden, tokens * o.hidden * sizeof(__nv_bfloat16) / 1048576.0,
+        o.layers);
     std::printf("# 1F1B bubble fraction (P-1)/(M+P-1): %.3f\n",
                 (nstages - 1) / double(o.microbatches + nstages - 1));
     std::fflush(stdout);

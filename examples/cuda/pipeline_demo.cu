@@ -11,14 +11,14 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                   cudaGetErrorString(err_));                                         \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CHECK(call)                                                      \
+  do {                                                                   \
+    cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
 __global__ void scale(float* data, size_t n, float factor) {
@@ -78,8 +78,7 @@ int main(int argc, char** argv) {
 
   float gpu_ms = 0;
   CHECK(cudaEventElapsedTime(&gpu_ms, start, stop));
-  const double host_ms =
-      std::chrono::duration<double, std::milli>(wall_stop - wall_start).count();
+  const double host_ms = std::chrono::duration<double, std::milli>(wall_stop - wall_start).count();
   const double moved_gib = 2.0 * chunks * bytes / double(1 << 30);
   std::printf("chunks: %d x %zu MiB on %d streams\n", chunks, chunk_mib, streams_count);
   std::printf("cuda events: %.3f ms\n", gpu_ms);

@@ -1,20 +1,20 @@
 // The `seer` command line: run, presets.
 
-#include <CLI/CLI.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 
 #include "launcher.h"
-#include "static_runtime_exit.h"
 #include "seer/runtime/cluster.h"
 #include "seer/runtime/report.h"
 #include "seer/runtime/session.h"
+#include "static_runtime_exit.h"
 
 namespace {
 
@@ -90,11 +90,13 @@ int run(const RunArgs& args) {
     run.exit_description += "; the simulation was stopped: " + result.problems.back();
   }
   if (!args.quiet) seer::rt::print_report(std::cerr, session, result, run);
-  if (args.quiet && result.aborted) std::fprintf(stderr, "seer: %s\n", result.problems.back().c_str());
+  if (args.quiet && result.aborted)
+    std::fprintf(stderr, "seer: %s\n", result.problems.back().c_str());
   if (!args.out.empty()) {
     try {
       seer::rt::write_reports(args.out, session, result, run);
-      if (!args.quiet) std::fprintf(stderr, "reports      %s/{summary,run,trace}.json\n", args.out.c_str());
+      if (!args.quiet)
+        std::fprintf(stderr, "reports      %s/{summary,run,trace}.json\n", args.out.c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "seer: %s\n", e.what());
       return kExitInternal;
@@ -114,16 +116,18 @@ int main(int argc, char** argv) {
   RunArgs args;
   CLI::App* run_cmd = app.add_subcommand(
       "run", "Run a command on a simulated cluster: seer run [options] -- CMD [ARGS...]");
-  run_cmd->add_option("--cluster", args.cluster,
-                      "Cluster: a preset (dgx-h100, dgx-a100, hgx-h200, test-fabric), NAME:N for N "
-                      "nodes of a preset, or a YAML file")
+  run_cmd
+      ->add_option("--cluster", args.cluster,
+                   "Cluster: a preset (dgx-h100, dgx-a100, hgx-h200, test-fabric), NAME:N for N "
+                   "nodes of a preset, or a YAML file")
       ->capture_default_str();
   run_cmd->add_option("--out", args.out,
                       "Directory for summary.json (deterministic), run.json and trace.json "
                       "(Chrome trace; open in ui.perfetto.dev)");
-  run_cmd->add_option("--host-time", args.host_time,
-                      "How host time between CUDA calls is counted: 'measured' (the thread's CPU "
-                      "time) or 'modeled' (fixed per-call costs only: bit-identical results)")
+  run_cmd
+      ->add_option("--host-time", args.host_time,
+                   "How host time between CUDA calls is counted: 'measured' (the thread's CPU "
+                   "time) or 'modeled' (fixed per-call costs only: bit-identical results)")
       ->check(CLI::IsMember({"measured", "modeled"}))
       ->capture_default_str();
   run_cmd->add_flag("--quiet", args.quiet, "Do not print the report");

@@ -19,8 +19,10 @@ bool virtualized(clockid_t c) {
     case CLOCK_MONOTONIC_RAW:
     case CLOCK_REALTIME_COARSE:
     case CLOCK_MONOTONIC_COARSE:
-    case CLOCK_BOOTTIME: return true;
-    default: return false;
+    case CLOCK_BOOTTIME:
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -405,8 +405,7 @@ wire::Answer Core::wait_answer(uint64_t id) {
       continue;
     }
     std::unique_lock<std::mutex> lock(answer_mu_);
-    answer_cv_.wait_for(lock, std::chrono::milliseconds(1),
-                        [&] { return answers_.count(id) > 0; });
+    answer_cv_.wait_for(lock, std::chrono::milliseconds(1), [&] { return answers_.count(id) > 0; });
   }
 }
 
@@ -455,7 +454,8 @@ int64_t Core::clock_read_ns(clockid_t clock) {
     ts.clock.store(c, std::memory_order_relaxed);
     return base + c;
   }
-  const Time v = std::max(tl_unregistered_last + quantum, high_water_.load(std::memory_order_relaxed));
+  const Time v =
+      std::max(tl_unregistered_last + quantum, high_water_.load(std::memory_order_relaxed));
   tl_unregistered_last = v;
   return base + v;
 }

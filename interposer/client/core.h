@@ -1,5 +1,7 @@
 #pragma once
 
+#include <google/protobuf/arena.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -11,8 +13,6 @@
 
 #include "pod_record.h"
 #include "thread_state.h"
-#include <google/protobuf/arena.h>
-
 #include "wire.pb.h"
 
 namespace seer::client {

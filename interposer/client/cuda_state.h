@@ -23,7 +23,7 @@ struct StreamObj {
   bool legacy = false;
   int priority = 0;
   unsigned flags = 0;
-  uint64_t submitted = 0;        // ops submitted so far
+  uint64_t submitted = 0;           // ops submitted so far
   uint64_t known_for = UINT64_MAX;  // `submitted` when `known_completion` was learnt
   Time known_completion = kUnknown;
 };

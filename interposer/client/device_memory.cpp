@@ -41,8 +41,9 @@ void on_fault(int sig, siginfo_t* info, void* context) {
         const auto base = reinterpret_cast<uintptr_t>(info.dli_fbase);
         std::snprintf(line, sizeof line, "seer:   #%d %p %s+0x%llx (%s)\n", i, frames[i],
                       info.dli_sname ? info.dli_sname : "?",
-                      static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(frames[i]) -
-                                                      (info.dli_saddr ? reinterpret_cast<uintptr_t>(info.dli_saddr) : base)),
+                      static_cast<unsigned long long>(
+                          reinterpret_cast<uintptr_t>(frames[i]) -
+                          (info.dli_saddr ? reinterpret_cast<uintptr_t>(info.dli_saddr) : base)),
                       info.dli_fname);
       } else {
         std::snprintf(line, sizeof line, "seer:   #%d %p\n", i, frames[i]);
@@ -165,7 +166,8 @@ std::optional<DeviceMemory::Allocation> DeviceMemory::find(uint64_t address) con
     auto it = g.live.upper_bound(address);
     if (it == g.live.begin()) return std::nullopt;
     --it;
-    if (address < it->first + it->second) return Allocation{static_cast<int>(i), it->first, it->second};
+    if (address < it->first + it->second)
+      return Allocation{static_cast<int>(i), it->first, it->second};
     return std::nullopt;
   }
   return std::nullopt;

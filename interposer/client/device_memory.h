@@ -43,8 +43,8 @@ class DeviceMemory {
 
  private:
   struct Gpu {
-    uint64_t base = 0;   // reserved range start (0 until first use)
-    uint64_t span = 0;   // reserved bytes
+    uint64_t base = 0;  // reserved range start (0 until first use)
+    uint64_t span = 0;  // reserved bytes
     uint64_t total = 0;
     uint64_t reserve = 0;
     uint64_t used = 0;

@@ -30,8 +30,8 @@ struct PodRecord {
   uint64_t a = 0;  // func id / stream / event / address
   uint64_t b = 0;  // stream / event / bytes
   uint32_t dims[7] = {};
-  int32_t i0 = 0;  // gpu / src gpu / priority
-  int32_t i1 = 0;  // dst gpu
+  int32_t i0 = 0;              // gpu / src gpu / priority
+  int32_t i1 = 0;              // dst gpu
   const char* name = nullptr;  // kernel name; lives as long as the program's registration
   wire::Collective* collective = nullptr;  // owned; released when the batch is flushed
 };

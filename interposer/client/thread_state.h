@@ -17,14 +17,14 @@ enum class ThreadMode : int {
 // that exits is marked kExited) so the flusher can read it without locks.
 struct ThreadState {
   uint32_t index = 0;
-  std::atomic<int64_t> clock{0};          // virtual ns; written only by the owning thread
+  std::atomic<int64_t> clock{0};  // virtual ns; written only by the owning thread
   std::atomic<int> mode{static_cast<int>(ThreadMode::kInApp)};
-  std::atomic<uint64_t> calls{0};          // intercepted calls so far (idleness detection)
-  uint64_t calls_seen = 0;                 // flusher: `calls` at its last look
-  int64_t unchanged_since = 0;             // flusher: real ns since `calls` stopped moving
-  int64_t cpu_mark = 0;                    // thread CPU ns at the last accounting point
-  int device = 0;                          // current device (cudaSetDevice)
-  int last_error = 0;                      // cudaGetLastError / cudaPeekAtLastError
+  std::atomic<uint64_t> calls{0};  // intercepted calls so far (idleness detection)
+  uint64_t calls_seen = 0;         // flusher: `calls` at its last look
+  int64_t unchanged_since = 0;     // flusher: real ns since `calls` stopped moving
+  int64_t cpu_mark = 0;            // thread CPU ns at the last accounting point
+  int device = 0;                  // current device (cudaSetDevice)
+  int last_error = 0;              // cudaGetLastError / cudaPeekAtLastError
   bool registered = false;
 };
 

@@ -98,7 +98,8 @@ SEER_CUDA_API cudaError_t cudaGetDevice(int* device) {
   return cudaSuccess;
 }
 
-SEER_CUDA_API cudaError_t cudaInitDevice(int device, unsigned /*device_flags*/, unsigned /*flags*/) {
+SEER_CUDA_API cudaError_t cudaInitDevice(int device, unsigned /*device_flags*/,
+                                         unsigned /*flags*/) {
   SEER_ENTER(other_call);
   return valid_device(device) ? cudaSuccess : fail(call.ts(), cudaErrorInvalidDevice);
 }
@@ -132,52 +133,132 @@ SEER_CUDA_API cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr
   fill_properties(&p, device);
   const auto& g = gpu(device);
   switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
-    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
-    case cudaDevAttrWarpSize: *value = 32; break;
-    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case cudaDevAttrClockRate: *value = g.clock_khz(); break;
-    case cudaDevAttrMemoryClockRate: *value = g.memory_clock_khz(); break;
-    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
-    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-    case cudaDevAttrPciBusId: *value = p.pciBusID; break;
-    case cudaDevAttrPciDeviceId: *value = p.pciDeviceID; break;
-    case cudaDevAttrPciDomainId: *value = p.pciDomainID; break;
-    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
-    case cudaDevAttrUnifiedAddressing: *value = 1; break;
-    case cudaDevAttrConcurrentKernels: *value = 1; break;
-    case cudaDevAttrEccEnabled: *value = 1; break;
-    case cudaDevAttrCanMapHostMemory: *value = 1; break;
-    case cudaDevAttrStreamPrioritiesSupported: *value = 1; break;
+    case cudaDevAttrMaxThreadsPerBlock:
+      *value = p.maxThreadsPerBlock;
+      break;
+    case cudaDevAttrMaxBlockDimX:
+      *value = p.maxThreadsDim[0];
+      break;
+    case cudaDevAttrMaxBlockDimY:
+      *value = p.maxThreadsDim[1];
+      break;
+    case cudaDevAttrMaxBlockDimZ:
+      *value = p.maxThreadsDim[2];
+      break;
+    case cudaDevAttrMaxGridDimX:
+      *value = p.maxGridSize[0];
+      break;
+    case cudaDevAttrMaxGridDimY:
+      *value = p.maxGridSize[1];
+      break;
+    case cudaDevAttrMaxGridDimZ:
+      *value = p.maxGridSize[2];
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+      *value = static_cast<int>(p.sharedMemPerBlock);
+      break;
+    case cudaDevAttrTotalConstantMemory:
+      *value = static_cast<int>(p.totalConstMem);
+      break;
+    case cudaDevAttrWarpSize:
+      *value = 32;
+      break;
+    case cudaDevAttrMaxRegistersPerBlock:
+      *value = p.regsPerBlock;
+      break;
+    case cudaDevAttrClockRate:
+      *value = g.clock_khz();
+      break;
+    case cudaDevAttrMemoryClockRate:
+      *value = g.memory_clock_khz();
+      break;
+    case cudaDevAttrGlobalMemoryBusWidth:
+      *value = p.memoryBusWidth;
+      break;
+    case cudaDevAttrMultiProcessorCount:
+      *value = p.multiProcessorCount;
+      break;
+    case cudaDevAttrL2CacheSize:
+      *value = p.l2CacheSize;
+      break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+      *value = p.maxThreadsPerMultiProcessor;
+      break;
+    case cudaDevAttrComputeCapabilityMajor:
+      *value = p.major;
+      break;
+    case cudaDevAttrComputeCapabilityMinor:
+      *value = p.minor;
+      break;
+    case cudaDevAttrPciBusId:
+      *value = p.pciBusID;
+      break;
+    case cudaDevAttrPciDeviceId:
+      *value = p.pciDeviceID;
+      break;
+    case cudaDevAttrPciDomainId:
+      *value = p.pciDomainID;
+      break;
+    case cudaDevAttrAsyncEngineCount:
+      *value = p.asyncEngineCount;
+      break;
+    case cudaDevAttrUnifiedAddressing:
+      *value = 1;
+      break;
+    case cudaDevAttrConcurrentKernels:
+      *value = 1;
+      break;
+    case cudaDevAttrEccEnabled:
+      *value = 1;
+      break;
+    case cudaDevAttrCanMapHostMemory:
+      *value = 1;
+      break;
+    case cudaDevAttrStreamPrioritiesSupported:
+      *value = 1;
+      break;
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
       *value = static_cast<int>(p.sharedMemPerMultiprocessor);
       break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
-    case cudaDevAttrManagedMemory: *value = 1; break;
-    case cudaDevAttrConcurrentManagedAccess: *value = 1; break;
-    case cudaDevAttrCooperativeLaunch: *value = 1; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+      *value = p.regsPerMultiprocessor;
+      break;
+    case cudaDevAttrManagedMemory:
+      *value = 1;
+      break;
+    case cudaDevAttrConcurrentManagedAccess:
+      *value = 1;
+      break;
+    case cudaDevAttrCooperativeLaunch:
+      *value = 1;
+      break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin:
       *value = static_cast<int>(p.sharedMemPerBlockOptin);
       break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
-    case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
-    case cudaDevAttrGPUDirectRDMASupported: *value = 1; break;
-    case cudaDevAttrReservedSharedMemoryPerBlock: *value = 1024; break;
-    case cudaDevAttrComputePreemptionSupported: *value = 1; break;
-    case cudaDevAttrGlobalL1CacheSupported: *value = 1; break;
-    case cudaDevAttrLocalL1CacheSupported: *value = 1; break;
-    default: *value = 0; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+      *value = p.maxBlocksPerMultiProcessor;
+      break;
+    case cudaDevAttrMemoryPoolsSupported:
+      *value = 1;
+      break;
+    case cudaDevAttrGPUDirectRDMASupported:
+      *value = 1;
+      break;
+    case cudaDevAttrReservedSharedMemoryPerBlock:
+      *value = 1024;
+      break;
+    case cudaDevAttrComputePreemptionSupported:
+      *value = 1;
+      break;
+    case cudaDevAttrGlobalL1CacheSupported:
+      *value = 1;
+      break;
+    case cudaDevAttrLocalL1CacheSupported:
+      *value = 1;
+      break;
+    default:
+      *value = 0;
+      break;
   }
   return cudaSuccess;
 }
@@ -244,8 +325,11 @@ SEER_CUDA_API cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAtt
   if (!valid_device(src) || !valid_device(dst)) return fail(call.ts(), cudaErrorInvalidDevice);
   const bool same = gpu(src).node() == gpu(dst).node() && src != dst;
   switch (attr) {
-    case cudaDevP2PAttrPerformanceRank: *value = 0; break;
-    default: *value = same ? 1 : 0;
+    case cudaDevP2PAttrPerformanceRank:
+      *value = 0;
+      break;
+    default:
+      *value = same ? 1 : 0;
   }
   return cudaSuccess;
 }

@@ -63,7 +63,9 @@ SEER_CUDA_API cudaError_t cudaEventDestroy(cudaEvent_t event) {
   return cudaSuccess;
 }
 
-SEER_CUDA_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { return record(e, s, false); }
+SEER_CUDA_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  return record(e, s, false);
+}
 SEER_CUDA_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s) {
   return record(e, s, true);
 }

@@ -72,16 +72,17 @@ SEER_CUDA_API void** __cudaRegisterFatBinary(void* fat_cubin) {
 SEER_CUDA_API void __cudaRegisterFatBinaryEnd(void** /*handle*/) {}
 SEER_CUDA_API void __cudaUnregisterFatBinary(void** /*handle*/) {}
 
-SEER_CUDA_API void __cudaRegisterFunction(void** /*handle*/, const char* host_fun,
-                                          char* device_fun, const char* device_name,
-                                          int /*thread_limit*/, uint3* /*tid*/, uint3* /*bid*/,
-                                          dim3* /*bdim*/, dim3* /*gdim*/, int* /*wsize*/) {
+SEER_CUDA_API void __cudaRegisterFunction(void** /*handle*/, const char* host_fun, char* device_fun,
+                                          const char* device_name, int /*thread_limit*/,
+                                          uint3* /*tid*/, uint3* /*bid*/, dim3* /*bdim*/,
+                                          dim3* /*gdim*/, int* /*wsize*/) {
   CudaState::instance().register_function(host_fun, device_fun ? device_fun : device_name);
 }
 
-SEER_CUDA_API void __cudaRegisterVar(void** /*handle*/, char* /*host_var*/, char* /*device_address*/,
-                                     const char* /*device_name*/, int /*ext*/, size_t /*size*/,
-                                     int /*constant*/, int /*global*/) {}
+SEER_CUDA_API void __cudaRegisterVar(void** /*handle*/, char* /*host_var*/,
+                                     char* /*device_address*/, const char* /*device_name*/,
+                                     int /*ext*/, size_t /*size*/, int /*constant*/,
+                                     int /*global*/) {}
 
 SEER_CUDA_API void __cudaRegisterManagedVar(void** /*handle*/, void** /*host_var_ptr*/,
                                             char* /*device_address*/, const char* /*device_name*/,
@@ -126,8 +127,8 @@ SEER_CUDA_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid
   return launch(reinterpret_cast<const void*>(kernel), grid, block, shmem, stream, true);
 }
 
-SEER_CUDA_API cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block,
-                                           void** /*args*/, size_t shmem, cudaStream_t stream) {
+SEER_CUDA_API cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** /*args*/,
+                                           size_t shmem, cudaStream_t stream) {
   return launch(func, grid, block, shmem, stream, false);
 }
 

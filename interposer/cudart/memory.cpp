@@ -73,7 +73,8 @@ cudaError_t classify(const void* dst, const void* src, cudaMemcpyKind kind, size
       out = src_gpu == dst_gpu ? seer::wire::COPY_D2D : seer::wire::COPY_PEER;
       pinned = true;
       return cudaSuccess;
-    default: return cudaErrorInvalidMemcpyDirection;
+    default:
+      return cudaErrorInvalidMemcpyDirection;
   }
 }
 
@@ -138,9 +139,12 @@ cudaError_t malloc_impl(ThreadState& ts, void** ptr, size_t size, int device) {
   }
   uint64_t address = 0;
   switch (DeviceMemory::instance().allocate(device, size, address)) {
-    case DeviceMemory::AllocResult::kOk: break;
-    case DeviceMemory::AllocResult::kOutOfMemory: return fail(ts, cudaErrorMemoryAllocation);
-    case DeviceMemory::AllocResult::kInvalid: return fail(ts, cudaErrorInvalidDevice);
+    case DeviceMemory::AllocResult::kOk:
+      break;
+    case DeviceMemory::AllocResult::kOutOfMemory:
+      return fail(ts, cudaErrorMemoryAllocation);
+    case DeviceMemory::AllocResult::kInvalid:
+      return fail(ts, cudaErrorInvalidDevice);
   }
   *ptr = reinterpret_cast<void*>(address);
   auto a = DeviceMemory::instance().find(address);
@@ -298,8 +302,8 @@ SEER_CUDA_API cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t n,
   return memcpy_impl(call.ts(), dst, src, n, kind, nullptr, false, true);
 }
 
-SEER_CUDA_API cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n,
-                                          cudaMemcpyKind kind, cudaStream_t stream) {
+SEER_CUDA_API cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind kind,
+                                          cudaStream_t stream) {
   SEER_ENTER(memcpy_async);
   return memcpy_impl(call.ts(), dst, src, n, kind, stream, true, false);
 }
@@ -310,8 +314,8 @@ SEER_CUDA_API cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_
   return memcpy_impl(call.ts(), dst, src, n, kind, stream, true, true);
 }
 
-SEER_CUDA_API cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src,
-                                         int src_device, size_t n) {
+SEER_CUDA_API cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
+                                         size_t n) {
   SEER_ENTER(memcpy_sync);
   if (device_of(dst) != dst_device || device_of(src) != src_device) {
     return fail(call.ts(), cudaErrorInvalidValue);
@@ -338,8 +342,7 @@ SEER_CUDA_API cudaError_t cudaMemset_ptds(void* dst, int /*value*/, size_t n) {
   return memset_impl(call.ts(), dst, n, nullptr, true);
 }
 
-SEER_CUDA_API cudaError_t cudaMemsetAsync(void* dst, int /*value*/, size_t n,
-                                          cudaStream_t stream) {
+SEER_CUDA_API cudaError_t cudaMemsetAsync(void* dst, int /*value*/, size_t n, cudaStream_t stream) {
   SEER_ENTER(memcpy_async);
   return memset_impl(call.ts(), dst, n, stream, false);
 }

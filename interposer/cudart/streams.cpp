@@ -41,7 +41,7 @@ cudaError_t query(cudaStream_t stream, bool per_thread) {
     s->known_completion = a.completion();
   }
   return s->known_completion <= ts.clock.load(std::memory_order_relaxed) ? cudaSuccess
-                                                                          : cudaErrorNotReady;
+                                                                         : cudaErrorNotReady;
 }
 
 cudaError_t wait_event(cudaStream_t stream, cudaEvent_t event, unsigned flags, bool per_thread) {
@@ -81,7 +81,9 @@ SEER_CUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 SEER_CUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t s) { return synchronize(s, false); }
-SEER_CUDA_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) { return synchronize(s, true); }
+SEER_CUDA_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) {
+  return synchronize(s, true);
+}
 SEER_CUDA_API cudaError_t cudaStreamQuery(cudaStream_t s) { return query(s, false); }
 SEER_CUDA_API cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) { return query(s, true); }
 

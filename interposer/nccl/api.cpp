@@ -161,8 +161,8 @@ SEER_NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const in
   return r;
 }
 
-SEER_NCCL_API ncclResult_t ncclCommSplit(ncclComm_t parent, int color, int key,
-                                         ncclComm_t* newcomm, ncclConfig_t* config) {
+SEER_NCCL_API ncclResult_t ncclCommSplit(ncclComm_t parent, int color, int key, ncclComm_t* newcomm,
+                                         ncclConfig_t* config) {
   auto* p = reinterpret_cast<Comm*>(parent);
   if (!valid(p) || !newcomm) return fail(ncclInvalidArgument, "invalid communicator%s");
   if (!joined()) return fail(ncclSystemError, "not running under `seer run`%s");
@@ -345,9 +345,8 @@ SEER_NCCL_API ncclResult_t ncclAllGather(const void*, void*, size_t count, ncclD
   return enqueue(wire::COLL_ALL_GATHER, count, type, ncclSum, 0, comm, stream);
 }
 
-SEER_NCCL_API ncclResult_t ncclReduceScatter(const void*, void*, size_t count,
-                                             ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm,
-                                             cudaStream_t stream) {
+SEER_NCCL_API ncclResult_t ncclReduceScatter(const void*, void*, size_t count, ncclDataType_t type,
+                                             ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   return enqueue(wire::COLL_REDUCE_SCATTER, count, type, op, 0, comm, stream);
 }
 
@@ -377,41 +376,86 @@ SEER_NCCL_API ncclResult_t ncclRecv(void*, size_t count, ncclDataType_t type, in
 }
 
 // The profiling-interface names (pncclX) of every implemented function.
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclGetVersion) pncclGetVersion __attribute__((alias("ncclGetVersion")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclGetUniqueId) pncclGetUniqueId __attribute__((alias("ncclGetUniqueId")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommInitRank) pncclCommInitRank __attribute__((alias("ncclCommInitRank")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommInitRankConfig) pncclCommInitRankConfig __attribute__((alias("ncclCommInitRankConfig")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommInitRankScalable) pncclCommInitRankScalable __attribute__((alias("ncclCommInitRankScalable")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommInitAll) pncclCommInitAll __attribute__((alias("ncclCommInitAll")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommSplit) pncclCommSplit __attribute__((alias("ncclCommSplit")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommFinalize) pncclCommFinalize __attribute__((alias("ncclCommFinalize")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommDestroy) pncclCommDestroy __attribute__((alias("ncclCommDestroy")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommAbort) pncclCommAbort __attribute__((alias("ncclCommAbort")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommCount) pncclCommCount __attribute__((alias("ncclCommCount")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommCuDevice) pncclCommCuDevice __attribute__((alias("ncclCommCuDevice")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommUserRank) pncclCommUserRank __attribute__((alias("ncclCommUserRank")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommGetAsyncError) pncclCommGetAsyncError __attribute__((alias("ncclCommGetAsyncError")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclGetErrorString) pncclGetErrorString __attribute__((alias("ncclGetErrorString")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclGetLastError) pncclGetLastError __attribute__((alias("ncclGetLastError")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclMemAlloc) pncclMemAlloc __attribute__((alias("ncclMemAlloc")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclMemFree) pncclMemFree __attribute__((alias("ncclMemFree")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommRegister) pncclCommRegister __attribute__((alias("ncclCommRegister")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommDeregister) pncclCommDeregister __attribute__((alias("ncclCommDeregister")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommWindowRegister) pncclCommWindowRegister __attribute__((alias("ncclCommWindowRegister")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommWindowDeregister) pncclCommWindowDeregister __attribute__((alias("ncclCommWindowDeregister")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclRedOpCreatePreMulSum) pncclRedOpCreatePreMulSum __attribute__((alias("ncclRedOpCreatePreMulSum")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclRedOpDestroy) pncclRedOpDestroy __attribute__((alias("ncclRedOpDestroy")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclGroupStart) pncclGroupStart __attribute__((alias("ncclGroupStart")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclGroupEnd) pncclGroupEnd __attribute__((alias("ncclGroupEnd")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclGroupSimulateEnd) pncclGroupSimulateEnd __attribute__((alias("ncclGroupSimulateEnd")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclAllReduce) pncclAllReduce __attribute__((alias("ncclAllReduce")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclBroadcast) pncclBroadcast __attribute__((alias("ncclBroadcast")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclBcast) pncclBcast __attribute__((alias("ncclBcast")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclReduce) pncclReduce __attribute__((alias("ncclReduce")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclAllGather) pncclAllGather __attribute__((alias("ncclAllGather")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclReduceScatter) pncclReduceScatter __attribute__((alias("ncclReduceScatter")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclAlltoAll) pncclAlltoAll __attribute__((alias("ncclAlltoAll")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclGather) pncclGather __attribute__((alias("ncclGather")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclScatter) pncclScatter __attribute__((alias("ncclScatter")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclSend) pncclSend __attribute__((alias("ncclSend")));
-extern "C" __attribute__((visibility("default"))) __typeof__(ncclRecv) pncclRecv __attribute__((alias("ncclRecv")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclGetVersion) pncclGetVersion
+    __attribute__((alias("ncclGetVersion")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclGetUniqueId) pncclGetUniqueId
+    __attribute__((alias("ncclGetUniqueId")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommInitRank) pncclCommInitRank
+    __attribute__((alias("ncclCommInitRank")));
+extern "C" __attribute__((
+    visibility("default"))) __typeof__(ncclCommInitRankConfig) pncclCommInitRankConfig
+    __attribute__((alias("ncclCommInitRankConfig")));
+extern "C" __attribute__((
+    visibility("default"))) __typeof__(ncclCommInitRankScalable) pncclCommInitRankScalable
+    __attribute__((alias("ncclCommInitRankScalable")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommInitAll) pncclCommInitAll
+    __attribute__((alias("ncclCommInitAll")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommSplit) pncclCommSplit
+    __attribute__((alias("ncclCommSplit")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommFinalize) pncclCommFinalize
+    __attribute__((alias("ncclCommFinalize")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommDestroy) pncclCommDestroy
+    __attribute__((alias("ncclCommDestroy")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommAbort) pncclCommAbort
+    __attribute__((alias("ncclCommAbort")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommCount) pncclCommCount
+    __attribute__((alias("ncclCommCount")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommCuDevice) pncclCommCuDevice
+    __attribute__((alias("ncclCommCuDevice")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommUserRank) pncclCommUserRank
+    __attribute__((alias("ncclCommUserRank")));
+extern "C"
+    __attribute__((visibility("default"))) __typeof__(ncclCommGetAsyncError) pncclCommGetAsyncError
+    __attribute__((alias("ncclCommGetAsyncError")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclGetErrorString) pncclGetErrorString
+    __attribute__((alias("ncclGetErrorString")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclGetLastError) pncclGetLastError
+    __attribute__((alias("ncclGetLastError")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclMemAlloc) pncclMemAlloc
+    __attribute__((alias("ncclMemAlloc")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclMemFree) pncclMemFree
+    __attribute__((alias("ncclMemFree")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommRegister) pncclCommRegister
+    __attribute__((alias("ncclCommRegister")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommDeregister) pncclCommDeregister
+    __attribute__((alias("ncclCommDeregister")));
+extern "C" __attribute__((
+    visibility("default"))) __typeof__(ncclCommWindowRegister) pncclCommWindowRegister
+    __attribute__((alias("ncclCommWindowRegister")));
+extern "C" __attribute__((
+    visibility("default"))) __typeof__(ncclCommWindowDeregister) pncclCommWindowDeregister
+    __attribute__((alias("ncclCommWindowDeregister")));
+extern "C" __attribute__((
+    visibility("default"))) __typeof__(ncclRedOpCreatePreMulSum) pncclRedOpCreatePreMulSum
+    __attribute__((alias("ncclRedOpCreatePreMulSum")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclRedOpDestroy) pncclRedOpDestroy
+    __attribute__((alias("ncclRedOpDestroy")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclGroupStart) pncclGroupStart
+    __attribute__((alias("ncclGroupStart")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclGroupEnd) pncclGroupEnd
+    __attribute__((alias("ncclGroupEnd")));
+extern "C"
+    __attribute__((visibility("default"))) __typeof__(ncclGroupSimulateEnd) pncclGroupSimulateEnd
+    __attribute__((alias("ncclGroupSimulateEnd")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclAllReduce) pncclAllReduce
+    __attribute__((alias("ncclAllReduce")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclBroadcast) pncclBroadcast
+    __attribute__((alias("ncclBroadcast")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclBcast) pncclBcast
+    __attribute__((alias("ncclBcast")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclReduce) pncclReduce
+    __attribute__((alias("ncclReduce")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclAllGather) pncclAllGather
+    __attribute__((alias("ncclAllGather")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclReduceScatter) pncclReduceScatter
+    __attribute__((alias("ncclReduceScatter")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclAlltoAll) pncclAlltoAll
+    __attribute__((alias("ncclAlltoAll")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclGather) pncclGather
+    __attribute__((alias("ncclGather")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclScatter) pncclScatter
+    __attribute__((alias("ncclScatter")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclSend) pncclSend
+    __attribute__((alias("ncclSend")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclRecv) pncclRecv
+    __attribute__((alias("ncclRecv")));

@@ -24,8 +24,8 @@ struct Comm {
 // One deferred call inside ncclGroupStart/End.
 struct Deferred {
   enum Kind { kInit, kSplit, kColl } kind = kColl;
-  Comm* comm = nullptr;      // the communicator the call fills in (init/split) or uses (coll)
-  Comm* parent = nullptr;    // split
+  Comm* comm = nullptr;       // the communicator the call fills in (init/split) or uses (coll)
+  Comm* parent = nullptr;     // split
   ncclComm_t* out = nullptr;  // split: where the new handle goes
   wire::CommInit init;
   wire::CommSplit split;

@@ -3,12 +3,13 @@
 // Length-prefixed framing for the wire protocol: a 4-byte little-endian length, then the message.
 // Header-only so that the interposer (which may depend on runtime/proto only) can use it.
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
-#include <unistd.h>
 
 namespace seer::wire {
 

@@ -89,7 +89,8 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
   reject_unknown(root, "", {"schema", "name", "nodes", "node"});
   const int64_t schema = integer(require(root, "", "schema"), "schema", 1, 1000);
   if (schema != 1) {
-    throw ClusterError("schema: " + std::to_string(schema) + " is not supported (this Seer reads 1)");
+    throw ClusterError("schema: " + std::to_string(schema) +
+                       " is not supported (this Seer reads 1)");
   }
   ClusterSpec c;
   c.source = source;
@@ -97,7 +98,8 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
   c.nodes = static_cast<int>(integer(require(root, "", "nodes"), "nodes", 1, 100000));
 
   const YAML::Node node = map_field(root, "", "node");
-  reject_unknown(node, "node.", {"gpu", "gpus", "host_link", "scale_up", "scale_out", "gpu_memory"});
+  reject_unknown(node, "node.",
+                 {"gpu", "gpus", "host_link", "scale_up", "scale_out", "gpu_memory"});
   const std::string gpu_name = scalar(require(node, "node.", "gpu"), "node.gpu");
   auto gpu = sim::find_gpu(gpu_name);
   if (!gpu) {
@@ -108,7 +110,8 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
   c.gpu = *gpu;
   c.gpus_per_node = static_cast<int>(integer(require(node, "node.", "gpus"), "node.gpus", 1, 64));
   if (node["gpu_memory"]) {
-    c.gpu.memory_bytes = parse_bytes("node.gpu_memory", scalar(node["gpu_memory"], "node.gpu_memory"));
+    c.gpu.memory_bytes =
+        parse_bytes("node.gpu_memory", scalar(node["gpu_memory"], "node.gpu_memory"));
     if (c.gpu.memory_bytes <= c.gpu.context_reserve_bytes) {
       throw ClusterError("node.gpu_memory: must exceed the context reserve");
     }
@@ -117,9 +120,11 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
   const YAML::Node host = map_field(node, "node.", "host_link");
   reject_unknown(host, "node.host_link.", {"bandwidth", "latency", "pageable_factor"});
   c.links.pcie_bytes_per_s = parse_bandwidth(
-      "node.host_link.bandwidth", scalar(require(host, "node.host_link.", "bandwidth"), "node.host_link.bandwidth"));
+      "node.host_link.bandwidth",
+      scalar(require(host, "node.host_link.", "bandwidth"), "node.host_link.bandwidth"));
   c.links.pcie_latency = parse_duration_ns(
-      "node.host_link.latency", scalar(require(host, "node.host_link.", "latency"), "node.host_link.latency"));
+      "node.host_link.latency",
+      scalar(require(host, "node.host_link.", "latency"), "node.host_link.latency"));
   if (host["pageable_factor"]) {
     c.links.pageable_factor = fraction(host["pageable_factor"], "node.host_link.pageable_factor");
   }
@@ -131,9 +136,11 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
     throw ClusterError("node.scale_up.kind: '" + kind + "' is not one of: nvswitch, nvlink-mesh");
   }
   c.links.nvlink_bytes_per_s = parse_bandwidth(
-      "node.scale_up.bandwidth", scalar(require(up, "node.scale_up.", "bandwidth"), "node.scale_up.bandwidth"));
-  c.links.nvlink_latency = parse_duration_ns(
-      "node.scale_up.latency", scalar(require(up, "node.scale_up.", "latency"), "node.scale_up.latency"));
+      "node.scale_up.bandwidth",
+      scalar(require(up, "node.scale_up.", "bandwidth"), "node.scale_up.bandwidth"));
+  c.links.nvlink_latency =
+      parse_duration_ns("node.scale_up.latency",
+                        scalar(require(up, "node.scale_up.", "latency"), "node.scale_up.latency"));
   if (node["scale_out"]) {
     const YAML::Node out = node["scale_out"];
     if (!out.IsMap()) throw ClusterError("node.scale_out: expected a map of fields");
@@ -185,7 +192,8 @@ ClusterSpec load_cluster(const std::string& what) {
       used = 0;
     }
     if (used != count.size() || count.empty() || nodes < 1 || nodes > 100000) {
-      throw ClusterError("--cluster: '" + what + "': the node count after ':' must be an integer ≥ 1");
+      throw ClusterError("--cluster: '" + what +
+                         "': the node count after ':' must be an integer ≥ 1");
     }
   }
   ClusterSpec c = parse_cluster_yaml(preset_yaml(name), name);

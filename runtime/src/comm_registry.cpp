@@ -38,7 +38,8 @@ std::vector<CompletedComm> CommRegistry::join_init(const std::string& unique_id,
   }
   for (const auto& other : p.members) {
     if (other.rank == m.rank) {
-      error = "ncclCommInitRank: rank " + std::to_string(m.rank) + " joined the same communicator twice";
+      error = "ncclCommInitRank: rank " + std::to_string(m.rank) +
+              " joined the same communicator twice";
       return {};
     }
   }
@@ -51,7 +52,8 @@ std::vector<CompletedComm> CommRegistry::join_init(const std::string& unique_id,
   uint64_t id = 0x5eedull;
   for (size_t i = 0; i < p.members.size(); ++i) c.members[p.members[i].rank] = p.members[i];
   for (size_t i = 0; i < p.members.size(); ++i) {
-    if (p.members[i].rank == 0) id = mix(mix(id, static_cast<uint64_t>(p.members[i].process)), p.seqs[i]);
+    if (p.members[i].rank == 0)
+      id = mix(mix(id, static_cast<uint64_t>(p.members[i].process)), p.seqs[i]);
   }
   c.comm = nonzero(mix(id, static_cast<uint64_t>(nranks)));
   for (const auto& mem : c.members) c.gpus.push_back(mem.gpu);
@@ -61,8 +63,8 @@ std::vector<CompletedComm> CommRegistry::join_init(const std::string& unique_id,
   return {c};
 }
 
-std::vector<CompletedComm> CommRegistry::join_split(uint64_t parent, int color,
-                                                    const CommMember& m, std::string& error) {
+std::vector<CompletedComm> CommRegistry::join_split(uint64_t parent, int color, const CommMember& m,
+                                                    std::string& error) {
   const int n = nranks(parent);
   if (n == 0) {
     error = "ncclCommSplit: unknown parent communicator";
@@ -108,8 +110,8 @@ std::vector<std::string> CommRegistry::describe_waiting() const {
   for (const auto& [id, p] : inits_) {
     std::string ranks;
     for (const auto& m : p.members) ranks += (ranks.empty() ? "" : ",") + std::to_string(m.rank);
-    out.push_back("a communicator of " + std::to_string(p.nranks) + " ranks is being created; only ranks " +
-                  ranks + " called ncclCommInitRank");
+    out.push_back("a communicator of " + std::to_string(p.nranks) +
+                  " ranks is being created; only ranks " + ranks + " called ncclCommInitRank");
   }
   for (const auto& [key, p] : splits_) {
     out.push_back("ncclCommSplit #" + std::to_string(key.second) + " of communicator " +

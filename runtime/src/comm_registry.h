@@ -11,22 +11,22 @@ namespace seer::rt {
 
 // One rank asking to join a communicator (ncclCommInitRank* or ncclCommSplit).
 struct CommMember {
-  int client = 0;         // session client index
-  uint64_t request = 0;   // the blocking request that waits for it
-  int slot = 0;           // position of this init/split within the request
-  int process = 0;        // engine process key
-  int rank = 0;           // requested rank (init) or parent rank (split)
+  int client = 0;        // session client index
+  uint64_t request = 0;  // the blocking request that waits for it
+  int slot = 0;          // position of this init/split within the request
+  int process = 0;       // engine process key
+  int rank = 0;          // requested rank (init) or parent rank (split)
   int gpu = 0;
-  int key = 0;            // split key
+  int key = 0;  // split key
   sim::Time t = 0;
 };
 
 struct CompletedComm {
   uint64_t comm = 0;  // 0 for members that split with NCCL_SPLIT_NOCOLOR
   int nranks = 0;
-  std::vector<int> gpus;             // by rank
-  std::vector<CommMember> members;   // by new rank (NOCOLOR: any order)
-  sim::Time ready = 0;               // when the communicator is usable
+  std::vector<int> gpus;            // by rank
+  std::vector<CommMember> members;  // by new rank (NOCOLOR: any order)
+  sim::Time ready = 0;              // when the communicator is usable
 };
 
 // Matches the ranks of each communicator being created. Ids are derived from what the ranks
@@ -55,7 +55,7 @@ class CommRegistry {
   };
   std::map<std::string, PendingInit> inits_;
   std::map<std::pair<uint64_t, uint64_t>, PendingSplit> splits_;  // (parent, split number)
-  std::map<std::pair<uint64_t, int>, uint64_t> split_counts_;       // (parent, rank) -> calls
+  std::map<std::pair<uint64_t, int>, uint64_t> split_counts_;     // (parent, rank) -> calls
   std::map<uint64_t, int> nranks_;
 };
 

@@ -1,7 +1,5 @@
 #include "seer/runtime/report.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -9,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "report_stats.h"
@@ -69,7 +68,8 @@ void print_report(std::ostream& out, const Session& session, const SessionResult
       << (result.processes.size() == 1 ? "" : "es") << " joined the simulation\n";
   out << "simulated    " << human_time(s.simulated_ns) << "\n\n";
 
-  out << "GPU                      busy   kernels  kernel time   copies   copy time    nccl   nccl time   peak memory\n";
+  out << "GPU                      busy   kernels  kernel time   copies   copy time    nccl   nccl "
+         "time   peak memory\n";
   const size_t shown = std::min<size_t>(s.gpus.size(), 16);
   for (size_t i = 0; i < shown; ++i) {
     const GpuStats& g = s.gpus[i];
@@ -82,15 +82,16 @@ void print_report(std::ostream& out, const Session& session, const SessionResult
                   human_bytes(g.peak_bytes).c_str());
     out << line;
   }
-  if (shown < s.gpus.size()) out << "  ... " << s.gpus.size() - shown << " more GPUs in summary.json\n";
+  if (shown < s.gpus.size())
+    out << "  ... " << s.gpus.size() - shown << " more GPUs in summary.json\n";
   if (!s.collectives.empty()) {
     out << "\nCollectives (operation, bytes, ranks, calls, total, avg, algbw, busbw)\n";
     for (size_t i = 0; i < std::min<size_t>(s.collectives.size(), 12); ++i) {
       const CollectiveStats& c = s.collectives[i];
       char line[256];
-      std::snprintf(line, sizeof line, "  %-14s %12s %5d %7" PRIu64 " %12s %12s %8.1f GB/s %8.1f GB/s\n",
-                    c.op.c_str(), human_bytes(c.bytes).c_str(), c.nranks, c.count,
-                    human_time(c.total_ns).c_str(),
+      std::snprintf(line, sizeof line,
+                    "  %-14s %12s %5d %7" PRIu64 " %12s %12s %8.1f GB/s %8.1f GB/s\n", c.op.c_str(),
+                    human_bytes(c.bytes).c_str(), c.nranks, c.count, human_time(c.total_ns).c_str(),
                     human_time(c.count ? c.total_ns / static_cast<int64_t>(c.count) : 0).c_str(),
                     c.algbw_gbs, c.busbw_gbs);
       out << line;
@@ -114,8 +115,9 @@ void print_report(std::ostream& out, const Session& session, const SessionResult
   int64_t kernel_ns = 0;
   for (const GpuStats& g : s.gpus) kernel_ns += g.kernel_ns;
   if (kernel_ns > 0) {
-    out << "\nestimated    " << fmt("%.1f", 100.0 * static_cast<double>(s.generic_kernel_ns) /
-                                              static_cast<double>(kernel_ns))
+    out << "\nestimated    "
+        << fmt("%.1f",
+               100.0 * static_cast<double>(s.generic_kernel_ns) / static_cast<double>(kernel_ns))
         << "% of kernel time came from the generic kernel model (launch geometry only)\n";
   }
   out << "wall time    " << fmt("%.3f s", result.wall_seconds) << "; "
@@ -154,13 +156,14 @@ std::string summary_json(const Session& session, const SessionResult& result,
   j["processes"] = procs;
   ordered_json gpus = ordered_json::array();
   for (const GpuStats& g : s.gpus) {
-    gpus.push_back({{"gpu", g.gpu},
-                    {"node", e.gpu_node(g.gpu)},
-                    {"busy_ns", g.busy_ns},
-                    {"kernels", {{"count", g.kernels}, {"time_ns", g.kernel_ns}}},
-                    {"copies", {{"count", g.copies}, {"time_ns", g.copy_ns}, {"bytes", g.copy_bytes}}},
-                    {"collectives", {{"count", g.collectives}, {"time_ns", g.collective_ns}}},
-                    {"peak_memory_bytes", g.peak_bytes}});
+    gpus.push_back(
+        {{"gpu", g.gpu},
+         {"node", e.gpu_node(g.gpu)},
+         {"busy_ns", g.busy_ns},
+         {"kernels", {{"count", g.kernels}, {"time_ns", g.kernel_ns}}},
+         {"copies", {{"count", g.copies}, {"time_ns", g.copy_ns}, {"bytes", g.copy_bytes}}},
+         {"collectives", {{"count", g.collectives}, {"time_ns", g.collective_ns}}},
+         {"peak_memory_bytes", g.peak_bytes}});
   }
   j["gpus"] = gpus;
   ordered_json kernels = ordered_json::array();
@@ -203,7 +206,8 @@ std::string run_json(const Session& session, const SessionResult& result) {
   j["blocking_requests"] = result.requests;
   ordered_json procs = ordered_json::array();
   for (const ProcessInfo& p : result.processes) {
-    procs.push_back({{"process", p.process}, {"rank", p.rank}, {"pid", p.pid}, {"program", p.program}});
+    procs.push_back(
+        {{"process", p.process}, {"rank", p.rank}, {"pid", p.pid}, {"program", p.program}});
   }
   j["processes"] = procs;
   return j.dump(2) + "\n";
@@ -219,7 +223,8 @@ std::string trace_json(const Session& session, const SessionResult& result) {
         (p.program.empty() ? "" : " (" + p.program + ")");
   }
   for (const auto& [pid, name] : process_names) {
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", name}}}});
+    events.push_back(
+        {{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", name}}}});
   }
   const auto& streams = e.streams();
   for (size_t i = 0; i < streams.size(); ++i) {
@@ -227,13 +232,17 @@ std::string trace_json(const Session& session, const SessionResult& result) {
     const std::string name = "GPU " + std::to_string(s.gpu) + " " +
                              (s.legacy_default ? std::string("default stream")
                                                : "stream " + std::to_string(s.client_id));
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", s.process},
-                      {"tid", static_cast<int>(i)}, {"args", {{"name", name}}}});
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", s.process},
+                      {"tid", static_cast<int>(i)},
+                      {"args", {{"name", name}}}});
   }
   for (const sim::OpRecord& r : e.records()) {
     std::string name = r.desc.kind == sim::OpKind::kKernel ? e.kernel_name(r.desc.kernel)
                                                            : sim::op_kind_name(r.desc.kind);
-    if (r.desc.kind == sim::OpKind::kCollective) name = std::string("nccl") + sim::coll_kind_name(r.desc.coll);
+    if (r.desc.kind == sim::OpKind::kCollective)
+      name = std::string("nccl") + sim::coll_kind_name(r.desc.coll);
     ordered_json ev = {{"ph", "X"},
                        {"name", name},
                        {"cat", r.desc.kind == sim::OpKind::kKernel       ? "kernel"
@@ -245,7 +254,8 @@ std::string trace_json(const Session& session, const SessionResult& result) {
                        {"dur", static_cast<double>(r.end - r.start) / 1e3}};
     if (r.desc.kind == sim::OpKind::kKernel) {
       const auto& g = r.desc.geometry;
-      ev["args"] = {{"grid", {g.gx, g.gy, g.gz}}, {"block", {g.bx, g.by, g.bz}},
+      ev["args"] = {{"grid", {g.gx, g.gy, g.gz}},
+                    {"block", {g.bx, g.by, g.bz}},
                     {"submit_us", static_cast<double>(r.submit) / 1e3}};
     } else {
       ev["args"] = {{"bytes", r.desc.bytes}, {"submit_us", static_cast<double>(r.submit) / 1e3}};

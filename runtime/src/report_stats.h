@@ -24,9 +24,9 @@ struct GpuStats {
 // One row of the per-collective table: an operation and size on communicators of one size.
 struct CollectiveStats {
   std::string op;
-  uint64_t bytes = 0;   // nccl-tests' S
+  uint64_t bytes = 0;  // nccl-tests' S
   int nranks = 0;
-  uint64_t count = 0;   // calls, counting each rank's call once
+  uint64_t count = 0;    // calls, counting each rank's call once
   int64_t total_ns = 0;  // sum over calls of the slowest rank's duration
   double algbw_gbs = 0;  // S / average time
   double busbw_gbs = 0;
@@ -41,11 +41,11 @@ struct KernelStats {
 };
 
 struct RunStats {
-  std::vector<GpuStats> gpus;        // only GPUs that did something or allocated memory
-  std::vector<KernelStats> kernels;  // by total time, descending; ties by name
+  std::vector<GpuStats> gpus;                // only GPUs that did something or allocated memory
+  std::vector<KernelStats> kernels;          // by total time, descending; ties by name
   std::vector<CollectiveStats> collectives;  // by total time, descending
   int64_t simulated_ns = 0;
-  int64_t generic_kernel_ns = 0;     // simulated time from the generic fallback model
+  int64_t generic_kernel_ns = 0;  // simulated time from the generic fallback model
   int64_t total_op_ns = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "session_server.h"
 
+#include <cxxabi.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -11,8 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
-
-#include <cxxabi.h>
 
 namespace seer::rt {
 namespace {
@@ -63,13 +62,20 @@ wire::HostCosts host_costs(const sim::HostCosts& c) {
 
 sim::OpKind copy_kind(wire::CopyKind k) {
   switch (k) {
-    case wire::COPY_H2D: return sim::OpKind::kCopyH2D;
-    case wire::COPY_D2H: return sim::OpKind::kCopyD2H;
-    case wire::COPY_D2D: return sim::OpKind::kCopyD2D;
-    case wire::COPY_H2H: return sim::OpKind::kCopyH2H;
-    case wire::COPY_PEER: return sim::OpKind::kCopyPeer;
-    case wire::COPY_MEMSET: return sim::OpKind::kMemset;
-    default: return sim::OpKind::kCopyH2H;
+    case wire::COPY_H2D:
+      return sim::OpKind::kCopyH2D;
+    case wire::COPY_D2H:
+      return sim::OpKind::kCopyD2H;
+    case wire::COPY_D2D:
+      return sim::OpKind::kCopyD2D;
+    case wire::COPY_H2H:
+      return sim::OpKind::kCopyH2H;
+    case wire::COPY_PEER:
+      return sim::OpKind::kCopyPeer;
+    case wire::COPY_MEMSET:
+      return sim::OpKind::kMemset;
+    default:
+      return sim::OpKind::kCopyH2H;
   }
 }
 
@@ -90,16 +96,26 @@ bool is_sync_request(const wire::Request& r) {
 
 std::string describe(const wire::Request& r) {
   switch (r.body_case()) {
-    case wire::Request::kStreamSync: return "cudaStreamSynchronize";
-    case wire::Request::kEventSync: return "cudaEventSynchronize";
-    case wire::Request::kDeviceSync: return "cudaDeviceSynchronize";
-    case wire::Request::kStreamQuery: return "cudaStreamQuery";
-    case wire::Request::kEventQuery: return "cudaEventQuery";
-    case wire::Request::kResume: return "resume";
-    case wire::Request::kCommInit: return "ncclCommInitRank/ncclCommSplit";
-    case wire::Request::kSimulate: return "ncclGroupSimulateEnd";
-    case wire::Request::kGoodbye: return "exit";
-    default: return "request";
+    case wire::Request::kStreamSync:
+      return "cudaStreamSynchronize";
+    case wire::Request::kEventSync:
+      return "cudaEventSynchronize";
+    case wire::Request::kDeviceSync:
+      return "cudaDeviceSynchronize";
+    case wire::Request::kStreamQuery:
+      return "cudaStreamQuery";
+    case wire::Request::kEventQuery:
+      return "cudaEventQuery";
+    case wire::Request::kResume:
+      return "resume";
+    case wire::Request::kCommInit:
+      return "ncclCommInitRank/ncclCommSplit";
+    case wire::Request::kSimulate:
+      return "ncclGroupSimulateEnd";
+    case wire::Request::kGoodbye:
+      return "exit";
+    default:
+      return "request";
   }
 }
 
@@ -254,7 +270,8 @@ void SessionServer::handle_message(Client& c, const std::string& payload) {
       }
       handle_batch(c, m.batch());
       return;
-    default: drop(c, "sent an empty message");
+    default:
+      drop(c, "sent an empty message");
   }
 }
 
@@ -290,7 +307,8 @@ void SessionServer::handle_hello(Client& c, const wire::Hello& hello) {
   w->set_host_time(options_.host_time == HostTime::kModeled ? wire::HOST_TIME_MODELED
                                                             : wire::HOST_TIME_MEASURED);
   *w->mutable_costs() = host_costs(options_.costs);
-  w->set_park_after_ms(options_.park_after_ms);
+  w->set_park_after_ms(options_.host_time == HostTime::kModeled ? options_.park_after_ms_modeled
+                                                                : options_.park_after_ms);
   send(c, m);
 }
 
@@ -311,14 +329,16 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
   bool ok = true;
   switch (r.body_case()) {
     case wire::Record::kRegisterKernel:
-      c.kernels[r.register_kernel().func_id()] = engine_.intern_kernel(demangle(r.register_kernel().name()));
+      c.kernels[r.register_kernel().func_id()] =
+          engine_.intern_kernel(demangle(r.register_kernel().name()));
       break;
     case wire::Record::kLaunch: {
       const wire::Launch& l = r.launch();
       sim::OpDesc op;
       op.kind = sim::OpKind::kKernel;
       auto it = c.kernels.find(l.func_id());
-      op.kernel = it != c.kernels.end() ? it->second : engine_.intern_kernel("<unregistered kernel>");
+      op.kernel =
+          it != c.kernels.end() ? it->second : engine_.intern_kernel("<unregistered kernel>");
       op.geometry = {l.gx(), l.gy(), l.gz(), l.bx(), l.by(), l.bz(), l.shmem()};
       ok = engine_.submit(p, l.stream(), t, op);
       break;
@@ -359,12 +379,18 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
         parts.push_back(p);
       }
       ok = engine_.submit_collective(p, col.stream(), t, col.comm(), col.rank(), parts);
-      c.last_call = parts.empty() ? "nccl" : std::string("nccl") + sim::coll_kind_name(parts[0].kind);
+      c.last_call =
+          parts.empty() ? "nccl" : std::string("nccl") + sim::coll_kind_name(parts[0].kind);
       break;
     }
-    case wire::Record::kAlloc: engine_.note_alloc(r.alloc().gpu(), r.alloc().bytes()); break;
-    case wire::Record::kFree: engine_.note_free(r.free().gpu(), r.free().bytes()); break;
-    default: ok = false;
+    case wire::Record::kAlloc:
+      engine_.note_alloc(r.alloc().gpu(), r.alloc().bytes());
+      break;
+    case wire::Record::kFree:
+      engine_.note_free(r.free().gpu(), r.free().bytes());
+      break;
+    default:
+      ok = false;
   }
   if (!ok) {
     problems_.push_back("process " + std::to_string(c.info.pid) +
@@ -375,7 +401,8 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
 void SessionServer::handle_request(Client& c, const wire::Request& r) {
   ++requests_;
   c.last_call = describe(r);
-  if (r.body_case() != wire::Request::kGoodbye) c.info.last_time = std::max(c.info.last_time, r.t());
+  if (r.body_case() != wire::Request::kGoodbye)
+    c.info.last_time = std::max(c.info.last_time, r.t());
   if (r.body_case() == wire::Request::kGoodbye) {
     c.info.said_goodbye = true;
     return;
@@ -398,14 +425,20 @@ void SessionServer::handle_request(Client& c, const wire::Request& r) {
   switch (r.body_case()) {
     case wire::Request::kStreamSync:
     case wire::Request::kStreamQuery: {
-      const uint64_t stream = r.body_case() == wire::Request::kStreamSync ? r.stream_sync()
-                                                                          : r.stream_query();
+      const uint64_t stream =
+          r.body_case() == wire::Request::kStreamSync ? r.stream_sync() : r.stream_query();
       if (!engine_.wait_stream(c.process, stream, token)) on_wait_done(token, 0);
       break;
     }
-    case wire::Request::kEventSync: engine_.wait_event(c.process, r.event_sync(), token); break;
-    case wire::Request::kEventQuery: engine_.wait_event(c.process, r.event_query(), token); break;
-    case wire::Request::kDeviceSync: engine_.wait_gpu(c.process, r.device_sync(), token); break;
+    case wire::Request::kEventSync:
+      engine_.wait_event(c.process, r.event_sync(), token);
+      break;
+    case wire::Request::kEventQuery:
+      engine_.wait_event(c.process, r.event_query(), token);
+      break;
+    case wire::Request::kDeviceSync:
+      engine_.wait_gpu(c.process, r.device_sync(), token);
+      break;
     default:
       waits_.erase(token);
       --c.pending_requests;
@@ -605,7 +638,8 @@ void SessionServer::report_deadlock(const std::string& extra) {
     const Client& c = *clients_[pr.client];
     msg += "\n  process " + std::to_string(c.info.pid) +
            (c.info.rank >= 0 ? " (rank " + std::to_string(c.info.rank) + ")" : "") + " waits in " +
-           describe(pr.request) + (c.last_call.empty() ? "" : " (its last enqueued call: " + c.last_call + ")");
+           describe(pr.request) +
+           (c.last_call.empty() ? "" : " (its last enqueued call: " + c.last_call + ")");
   }
   for (const auto& [key, pr] : comm_requests_) {
     const Client& c = *clients_[static_cast<size_t>(pr.client)];
@@ -623,15 +657,17 @@ void SessionServer::report_deadlock(const std::string& extra) {
 
 void SessionServer::check_stuck() {
   if (waits_.empty() && comm_requests_.empty()) return;
-  const double idle = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                    last_progress_).count();
+  const double idle =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - last_progress_).count();
   // Every rank waits in Seer or has been outside CUDA for long (parked, e.g. blocked in MPI
   // waiting for a rank that waits in Seer): after a grace period this is a deadlock too.
   if (!aborted_ && idle >= options_.deadlock_grace_s && safe_time() == kNever &&
       !engine_.next_event_time() && joined_ranks_ >= expected_ranks_) {
     std::string parked;
     for (const auto& c : clients_) {
-      if (c->gone || c->info.said_goodbye || (c->all_blocked && c->answers_received == c->answers_sent)) continue;
+      if (c->gone || c->info.said_goodbye ||
+          (c->all_blocked && c->answers_received == c->answers_sent))
+        continue;
       parked += "\n  process " + std::to_string(c->info.pid) +
                 (c->info.rank >= 0 ? " (rank " + std::to_string(c->info.rank) + ")" : "") +
                 " has made no CUDA/NCCL call for " + std::to_string(static_cast<int>(idle)) +

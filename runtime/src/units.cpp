@@ -50,9 +50,9 @@ int64_t to_int64(const std::string& field, const std::string& text, double v) {
 
 double parse_bandwidth(const std::string& field, const std::string& text) {
   static const std::map<std::string, double> units = {
-      {"B/s", 1},        {"KB/s", 1e3},          {"MB/s", 1e6},          {"GB/s", 1e9},
-      {"TB/s", 1e12},    {"KiB/s", 1024.0},      {"MiB/s", 1048576.0},   {"GiB/s", 1073741824.0},
-      {"bps", 1.0 / 8},  {"Kbps", 1e3 / 8},      {"Mbps", 1e6 / 8},      {"Gbps", 1e9 / 8},
+      {"B/s", 1},        {"KB/s", 1e3},     {"MB/s", 1e6},        {"GB/s", 1e9},
+      {"TB/s", 1e12},    {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+      {"bps", 1.0 / 8},  {"Kbps", 1e3 / 8}, {"Mbps", 1e6 / 8},    {"Gbps", 1e9 / 8},
       {"Tbps", 1e12 / 8}};
   const char* what = "bandwidth such as 450GB/s or 400Gbps";
   const double v = scale(field, text, split(field, text, what), units, what);
@@ -60,12 +60,11 @@ double parse_bandwidth(const std::string& field, const std::string& text) {
   return v;
 }
 
-
 int64_t parse_bytes(const std::string& field, const std::string& text) {
   static const std::map<std::string, double> units = {
-      {"B", 1},          {"KB", 1e3},           {"MB", 1e6},           {"GB", 1e9},
-      {"TB", 1e12},      {"KiB", 1024.0},       {"MiB", 1048576.0},    {"GiB", 1073741824.0},
-      {"TiB", 1099511627776.0}};
+      {"B", 1},           {"KB", 1e3},           {"MB", 1e6},
+      {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
+      {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
   const char* what = "size such as 80GiB";
   return to_int64(field, text, scale(field, text, split(field, text, what), units, what));
 }

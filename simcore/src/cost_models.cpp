@@ -7,16 +7,26 @@ namespace seer::sim {
 
 const char* op_kind_name(OpKind kind) {
   switch (kind) {
-    case OpKind::kKernel: return "kernel";
-    case OpKind::kCopyH2D: return "memcpy HtoD";
-    case OpKind::kCopyD2H: return "memcpy DtoH";
-    case OpKind::kCopyD2D: return "memcpy DtoD";
-    case OpKind::kCopyH2H: return "memcpy HtoH";
-    case OpKind::kCopyPeer: return "memcpy PtoP";
-    case OpKind::kMemset: return "memset";
-    case OpKind::kEventRecord: return "event record";
-    case OpKind::kStreamWait: return "stream wait";
-    case OpKind::kCollective: return "nccl";
+    case OpKind::kKernel:
+      return "kernel";
+    case OpKind::kCopyH2D:
+      return "memcpy HtoD";
+    case OpKind::kCopyD2H:
+      return "memcpy DtoH";
+    case OpKind::kCopyD2D:
+      return "memcpy DtoD";
+    case OpKind::kCopyH2H:
+      return "memcpy HtoH";
+    case OpKind::kCopyPeer:
+      return "memcpy PtoP";
+    case OpKind::kMemset:
+      return "memset";
+    case OpKind::kEventRecord:
+      return "event record";
+    case OpKind::kStreamWait:
+      return "stream wait";
+    case OpKind::kCollective:
+      return "nccl";
   }
   return "?";
 }
@@ -47,16 +57,21 @@ Time copy_ns(const GpuSpec& gpu, const NodeLinks& links, const OpDesc& op, bool 
       const double bw = links.pcie_bytes_per_s * (op.pinned ? 1.0 : links.pageable_factor);
       return links.pcie_latency + transfer_ns(bytes, bw);
     }
-    case OpKind::kCopyD2D: return kDeviceCopyLatencyNs + transfer_ns(2 * bytes, hbm);
-    case OpKind::kMemset: return kDeviceCopyLatencyNs + transfer_ns(bytes, hbm);
+    case OpKind::kCopyD2D:
+      return kDeviceCopyLatencyNs + transfer_ns(2 * bytes, hbm);
+    case OpKind::kMemset:
+      return kDeviceCopyLatencyNs + transfer_ns(bytes, hbm);
     case OpKind::kCopyPeer:
-      if (peer_same_node) return links.nvlink_latency + transfer_ns(bytes, links.nvlink_bytes_per_s);
+      if (peer_same_node)
+        return links.nvlink_latency + transfer_ns(bytes, links.nvlink_bytes_per_s);
       return 2 * links.pcie_latency + transfer_ns(bytes, links.pcie_bytes_per_s);
-    case OpKind::kCopyH2H: return transfer_ns(bytes, links.host_memcpy_bytes_per_s);
+    case OpKind::kCopyH2H:
+      return transfer_ns(bytes, links.host_memcpy_bytes_per_s);
     case OpKind::kKernel:
     case OpKind::kEventRecord:
     case OpKind::kStreamWait:
-    case OpKind::kCollective: return 0;
+    case OpKind::kCollective:
+      return 0;
   }
   return 0;
 }

@@ -79,8 +79,7 @@ Engine::OpId Engine::enqueue(uint32_t stream, Time t, const OpDesc& desc, std::v
   return id;
 }
 
-Engine::OpId Engine::enqueue_with_coll(uint32_t stream, Time t, const OpDesc& desc,
-                                       uint32_t coll) {
+Engine::OpId Engine::enqueue_with_coll(uint32_t stream, Time t, const OpDesc& desc, uint32_t coll) {
   pending_coll_ = coll;
   const OpId id = enqueue(stream, t, desc, {});
   pending_coll_ = UINT32_MAX;
@@ -140,14 +139,19 @@ Engine::Resource Engine::resource_for(const Op& op) const {
   switch (op.desc.kind) {
     case OpKind::kKernel:
     case OpKind::kCopyD2D:
-    case OpKind::kMemset: return Resource::kCompute;
-    case OpKind::kCopyH2D: return Resource::kCopyIn;
-    case OpKind::kCopyD2H: return Resource::kCopyOut;
-    case OpKind::kCopyPeer: return Resource::kPeerOut;
+    case OpKind::kMemset:
+      return Resource::kCompute;
+    case OpKind::kCopyH2D:
+      return Resource::kCopyIn;
+    case OpKind::kCopyD2H:
+      return Resource::kCopyOut;
+    case OpKind::kCopyPeer:
+      return Resource::kPeerOut;
     case OpKind::kCopyH2H:
     case OpKind::kEventRecord:
     case OpKind::kStreamWait:
-    case OpKind::kCollective: return Resource::kNone;
+    case OpKind::kCollective:
+      return Resource::kNone;
   }
   return Resource::kNone;
 }
@@ -181,7 +185,9 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
       source = TimeSource::kGenericKernel;
       return generic_kernel_ns(g.spec, op.desc.geometry);
     case OpKind::kEventRecord:
-    case OpKind::kStreamWait: source = TimeSource::kNone; return 0;
+    case OpKind::kStreamWait:
+      source = TimeSource::kNone;
+      return 0;
     default: {
       source = TimeSource::kCopyModel;
       const int peer = op.desc.peer_gpu;
@@ -199,8 +205,8 @@ void Engine::start(OpId id) {
   const Time d = duration_of(op, source);
   op.end = op.start + d;
   if (op.desc.kind != OpKind::kEventRecord && op.desc.kind != OpKind::kStreamWait) {
-    records_.push_back(OpRecord{op.process, op.gpu, op.stream, op.desc, source, op.submit,
-                                op.start, op.end});
+    records_.push_back(
+        OpRecord{op.process, op.gpu, op.stream, op.desc, source, op.submit, op.start, op.end});
   }
   schedule(op.end, Phase::kEnd, id);
 }
@@ -311,18 +317,15 @@ void Engine::arrive_collective(OpId id) {
       inst.first = mine;
       inst.first_rank = oc.rank;
     } else if (!inst.first.same_call(mine)) {
-      errors_.push_back("mismatched collective on " + comm_name(oc.comm) +
-                        ", call #" + std::to_string(oc.seq) + ": rank " +
-                        std::to_string(inst.first_rank) + " called " +
-                        coll_kind_name(inst.first.kind) + "(count " +
-                        std::to_string(inst.first.count) + ", datatype " +
-                        std::to_string(inst.first.datatype) + ", op " +
-                        std::to_string(inst.first.redop) + ", root " +
-                        std::to_string(inst.first.root) + ") but rank " + std::to_string(oc.rank) +
-                        " called " + coll_kind_name(mine.kind) + "(count " +
-                        std::to_string(mine.count) + ", datatype " + std::to_string(mine.datatype) +
-                        ", op " + std::to_string(mine.redop) + ", root " +
-                        std::to_string(mine.root) + ")");
+      errors_.push_back(
+          "mismatched collective on " + comm_name(oc.comm) + ", call #" + std::to_string(oc.seq) +
+          ": rank " + std::to_string(inst.first_rank) + " called " +
+          coll_kind_name(inst.first.kind) + "(count " + std::to_string(inst.first.count) +
+          ", datatype " + std::to_string(inst.first.datatype) + ", op " +
+          std::to_string(inst.first.redop) + ", root " + std::to_string(inst.first.root) +
+          ") but rank " + std::to_string(oc.rank) + " called " + coll_kind_name(mine.kind) +
+          "(count " + std::to_string(mine.count) + ", datatype " + std::to_string(mine.datatype) +
+          ", op " + std::to_string(mine.redop) + ", root " + std::to_string(mine.root) + ")");
       return;
     }
     inst.ops[oc.rank] = id;
@@ -349,8 +352,8 @@ void Engine::arrive_collective(OpId id) {
     if (!tr.send_arrived || !tr.recv_arrived) continue;
     const auto [comm, src, dst, k] = key;
     if (tr.send_bytes != tr.recv_bytes) {
-      errors_.push_back("mismatched send/recv on " + comm_name(comm) +
-                        ": rank " + std::to_string(src) + " sends " + std::to_string(tr.send_bytes) +
+      errors_.push_back("mismatched send/recv on " + comm_name(comm) + ": rank " +
+                        std::to_string(src) + " sends " + std::to_string(tr.send_bytes) +
                         " bytes to rank " + std::to_string(dst) + " (send #" + std::to_string(k) +
                         "), which receives " + std::to_string(tr.recv_bytes) + " bytes");
     }
@@ -394,19 +397,19 @@ std::vector<std::string> Engine::describe_waiting_collectives() const {
       std::string& list = inst.ops[r] == UINT32_MAX ? missing : arrived;
       list += (list.empty() ? "" : ",") + std::to_string(r);
     }
-    out.push_back(comm_name(key.first) + " call #" +
-                  std::to_string(key.second) + " " + coll_kind_name(inst.first.kind) +
-                  ": ranks " + arrived + " are in it, ranks " + missing + " never joined");
+    out.push_back(comm_name(key.first) + " call #" + std::to_string(key.second) + " " +
+                  coll_kind_name(inst.first.kind) + ": ranks " + arrived + " are in it, ranks " +
+                  missing + " never joined");
   }
   for (const auto& [key, tr] : transfers_) {
     const auto& [comm, src, dst, k] = key;
-    out.push_back(comm_name(comm) + ": " +
-                  (tr.send_arrived ? "rank " + std::to_string(src) + " sends to rank " +
-                                         std::to_string(dst) + " (send #" + std::to_string(k) +
-                                         "), which never posts the matching recv"
-                                   : "rank " + std::to_string(dst) + " receives from rank " +
-                                         std::to_string(src) + " (recv #" + std::to_string(k) +
-                                         "), which never posts the matching send"));
+    out.push_back(
+        comm_name(comm) + ": " +
+        (tr.send_arrived
+             ? "rank " + std::to_string(src) + " sends to rank " + std::to_string(dst) +
+                   " (send #" + std::to_string(k) + "), which never posts the matching recv"
+             : "rank " + std::to_string(dst) + " receives from rank " + std::to_string(src) +
+                   " (recv #" + std::to_string(k) + "), which never posts the matching send"));
   }
   return out;
 }

@@ -34,7 +34,8 @@ double expected_us(const std::string& op, double bytes, int n, const Fabric& f) 
   const double frac = (n - 1.0) / n;
   double ns = 0;
   if (op == "AllReduce") ns = 2 * (n - 1) * f.lat_ns + 2 * frac * bytes * 1e9 / f.bw;
-  if (op == "AllGather" || op == "ReduceScatter") ns = (n - 1) * f.lat_ns + frac * bytes * 1e9 / f.bw;
+  if (op == "AllGather" || op == "ReduceScatter")
+    ns = (n - 1) * f.lat_ns + frac * bytes * 1e9 / f.bw;
   if (op == "Broadcast" || op == "Reduce") ns = (n - 1) * f.lat_ns + bytes * 1e9 / f.bw;
   return ns / 1e3;
 }
@@ -83,8 +84,18 @@ class CollBench : public ::testing::TestWithParam<Scale> {};
 TEST_P(CollBench, TimesMatchTheCollectiveModel) {
   const Scale s = GetParam();
   TempDir dir;
-  std::vector<std::string> bench{example("coll_bench"), "-b", "16M", "-e", "128M", "-f", "8",
-                                 "-n", "4", "-w", "1", "-o",
+  std::vector<std::string> bench{example("coll_bench"),
+                                 "-b",
+                                 "16M",
+                                 "-e",
+                                 "128M",
+                                 "-f",
+                                 "8",
+                                 "-n",
+                                 "4",
+                                 "-w",
+                                 "1",
+                                 "-o",
                                  "allreduce,allgather,reducescatter,broadcast,reduce"};
   std::vector<std::string> command = bench;
   if (s.one_process) {
@@ -125,8 +136,8 @@ INSTANTIATE_TEST_SUITE_P(Scales, CollBench,
 TEST(SendRecv, RingShiftCostsOneTransfer) {
   TempDir dir;
   const Outcome o = seer_run("dgx-h100:2", dir.path(),
-                             mpirun(16, {example("coll_bench"), "-b", "16M", "-e", "16M", "-n",
-                                         "4", "-w", "1", "-o", "sendrecv"}));
+                             mpirun(16, {example("coll_bench"), "-b", "16M", "-e", "16M", "-n", "4",
+                                         "-w", "1", "-o", "sendrecv"}));
   ASSERT_EQ(o.exit_code, 0) << o.describe();
   const auto rows = parse_table(o.out);
   ASSERT_EQ(rows.size(), 1u) << o.out;
@@ -199,8 +210,9 @@ TEST(Faults, ACollectiveOneRankNeverCallsIsADeadlock) {
 TEST(Faults, ARecvWithoutSendIsADeadlock) {
   const Outcome o = run_fault("recv");
   EXPECT_NE(o.exit_code, 0);
-  EXPECT_NE(o.err.find("rank 0 receives from rank 1 (recv #0), which never posts the matching send"),
-            std::string::npos)
+  EXPECT_NE(
+      o.err.find("rank 0 receives from rank 1 (recv #0), which never posts the matching send"),
+      std::string::npos)
       << o.err;
 }
 

@@ -3,8 +3,10 @@
 // flows. Events are flow activations (latency over, joins sharing) and completions.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "seer/netsim/cluster_fabric.h"
@@ -48,7 +50,8 @@ std::vector<const Path*> path_pool(const ClusterFabric& fabric, Router& router, 
     const int src_node = static_cast<int>(random() % nodes);
     const int dst_node = (src_node + 1 + static_cast<int>(random() % (nodes - 1))) % nodes;
     const int src_gpu = static_cast<int>(random() % gpus);
-    const int dst_gpu = traffic == Traffic::RailAligned ? src_gpu : static_cast<int>(random() % gpus);
+    const int dst_gpu =
+        traffic == Traffic::RailAligned ? src_gpu : static_cast<int>(random() % gpus);
     pool.push_back(&router.route(fabric.gpu(src_node, src_gpu), fabric.gpu(dst_node, dst_gpu),
                                  mix64(static_cast<std::uint64_t>(i))));
   }
@@ -57,6 +60,17 @@ std::vector<const Path*> path_pool(const ClusterFabric& fabric, Router& router, 
 
 double random_bytes(std::mt19937_64& random) {
   return 1e6 * static_cast<double>(1 + random() % 64);  // 1 - 64 MB
+}
+
+// Average flows re-solved, and of those the ones whose rate changed, per solve.
+void report_solver_work(benchmark::State& state, const FlowModel::Counters& before,
+                        const FlowModel::Counters& after) {
+  const double solves =
+      static_cast<double>(std::max<std::uint64_t>(1, after.solves - before.solves));
+  state.counters["flows_per_solve"] =
+      static_cast<double>(after.flows_solved - before.flows_solved) / solves;
+  state.counters["changed_per_solve"] =
+      static_cast<double>(after.rate_changes - before.rate_changes) / solves;
 }
 
 // Steady churn: every completion is replaced by a new flow, keeping ~10,000 in the network.
@@ -85,12 +99,10 @@ void BM_SteadyChurn(benchmark::State& state) {
     }
   }
   const auto after = model.counters();
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),
-                                                  benchmark::Counter::kIsRate);
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   state.counters["flows"] = model.active_flow_count() + model.waiting_flow_count();
-  state.counters["flows_per_solve"] =
-      static_cast<double>(after.flows_solved - before.flows_solved) /
-      static_cast<double>(std::max<std::uint64_t>(1, after.solves - before.solves));
+  report_solver_work(state, before, after);
   state.SetLabel(traffic == Traffic::Uniform ? "uniform" : "rail-aligned");
 }
 BENCHMARK(BM_SteadyChurn)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
@@ -110,6 +122,7 @@ void BM_OneArrivalIntoLoadedNetwork(benchmark::State& state) {
   model.advance_to(now);
 
   std::int64_t events = 0;
+  const auto before = model.counters();
   for (auto _ : state) {
     const Path& path = *pool[random() % pool.size()];
     const FlowId id = model.start_flow(now, path, 1e15);
@@ -118,11 +131,69 @@ void BM_OneArrivalIntoLoadedNetwork(benchmark::State& state) {
     model.cancel_flow(now, id);
     events += 2;
   }
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),
-                                                  benchmark::Counter::kIsRate);
+  const auto after = model.counters();
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  report_solver_work(state, before, after);
   state.SetLabel(traffic == Traffic::Uniform ? "uniform" : "rail-aligned");
 }
 BENCHMARK(BM_OneArrivalIntoLoadedNetwork)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// NCCL-style ring traffic: for every rail and channel a ring over the 128 nodes (GPU k of node i
+// sends to GPU k of node i + 1), 8 rails x 10 channels x 128 = 10,240 flows in flight. When a
+// 4 MB chunk arrives, the receiver forwards the next one. Equal chunks finish together, so one
+// solve serves many events, as in real collectives.
+void BM_RingChannels(benchmark::State& state) {
+  const ClusterFabric fabric(dgx_h100_cluster_128());
+  Router router(fabric.topology());
+  constexpr int kChannels = 10;
+  constexpr double kChunkBytes = 4e6;
+  const int nodes = fabric.node_count();
+  // ring = rail * kChannels + channel; next_hop[ring][i] is the path node i -> node i + 1.
+  std::vector<std::vector<const Path*>> next_hop;
+  for (int rail = 0; rail < fabric.gpus_per_node(); ++rail) {
+    for (int channel = 0; channel < kChannels; ++channel) {
+      std::vector<const Path*> ring;
+      for (int node = 0; node < nodes; ++node) {
+        const std::uint64_t hash = hash_combine(hash_combine(mix64(rail), channel), node);
+        ring.push_back(
+            &router.route(fabric.gpu(node, rail), fabric.gpu((node + 1) % nodes, rail), hash));
+      }
+      next_hop.push_back(std::move(ring));
+    }
+  }
+  FlowModel model(fabric.topology());
+  std::vector<std::pair<int, int>> position;  // by FlowId: (ring, sending node)
+  auto send = [&](Time now, int ring, int node) {
+    const FlowId id = model.start_flow(now, *next_hop[ring][node], kChunkBytes);
+    position.resize(id + 1);
+    position[id] = {ring, node};
+  };
+  for (int ring = 0; ring < static_cast<int>(next_hop.size()); ++ring) {
+    for (int node = 0; node < nodes; ++node) send(0, ring, node);
+  }
+
+  std::int64_t events = 0;
+  const auto before = model.counters();
+  for (auto _ : state) {
+    const Time now = *model.next_event_time();
+    const int waiting = model.waiting_flow_count();
+    const auto done = model.advance_to(now);
+    events += static_cast<std::int64_t>(done.size()) + (waiting - model.waiting_flow_count());
+    for (FlowId id : done) {
+      const auto [ring, node] = position[id];
+      send(now, ring, (node + 1) % nodes);
+    }
+  }
+  const auto after = model.counters();
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["flows"] = model.active_flow_count() + model.waiting_flow_count();
+  state.counters["events_per_solve"] =
+      static_cast<double>(events) /
+      static_cast<double>(std::max<std::uint64_t>(1, after.solves - before.solves));
+}
+BENCHMARK(BM_RingChannels)->Unit(benchmark::kMicrosecond);
 
 // Routing with warm distance labels.
 void BM_Route(benchmark::State& state) {
@@ -133,7 +204,8 @@ void BM_Route(benchmark::State& state) {
   for (auto _ : state) {
     ++hash;
     const int dst = static_cast<int>(mix64(hash) % static_cast<std::uint64_t>(fabric.gpu_count()));
-    benchmark::DoNotOptimize(router.route(fabric.gpu(static_cast<int>(hash % 1024)), fabric.gpu(dst), hash));
+    benchmark::DoNotOptimize(
+        router.route(fabric.gpu(static_cast<int>(hash % 1024)), fabric.gpu(dst), hash));
   }
   state.SetItemsProcessed(state.iterations());
 }

@@ -2,23 +2,32 @@
 #include <mpi.h>
 #include <nccl.h>
 #include <signal.h>
+
 #include <cstdio>
 #include <cstring>
 // usage: faults mismatch|skip|recv|kill
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank, size; MPI_Comm_rank(MPI_COMM_WORLD, &rank); MPI_Comm_size(MPI_COMM_WORLD, &size);
-  ncclUniqueId id; if (rank == 0) ncclGetUniqueId(&id);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  ncclUniqueId id;
+  if (rank == 0) ncclGetUniqueId(&id);
   MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
   cudaSetDevice(rank);
-  ncclComm_t comm; ncclCommInitRank(&comm, size, id, rank);
-  cudaStream_t s; cudaStreamCreate(&s);
-  float* buf; cudaMalloc(&buf, 1 << 20);
+  ncclComm_t comm;
+  ncclCommInitRank(&comm, size, id, rank);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  float* buf;
+  cudaMalloc(&buf, 1 << 20);
   const char* mode = argv[1];
   ncclAllReduce(buf, buf, 1024, ncclFloat, ncclSum, comm, s);
   if (!strcmp(mode, "mismatch")) {
-    if (rank == 1) ncclAllGather(buf, buf, 16, ncclFloat, comm, s);
-    else ncclAllReduce(buf, buf, 1024, ncclFloat, ncclSum, comm, s);
+    if (rank == 1)
+      ncclAllGather(buf, buf, 16, ncclFloat, comm, s);
+    else
+      ncclAllReduce(buf, buf, 1024, ncclFloat, ncclSum, comm, s);
   } else if (!strcmp(mode, "skip")) {
     if (rank != 1) ncclAllReduce(buf, buf, 1024, ncclFloat, ncclSum, comm, s);
   } else if (!strcmp(mode, "recv")) {

@@ -205,9 +205,7 @@ TEST(ClusterYaml, WrongShapes) {
 // A mapping key that is not a scalar (`? [a, b]`) makes yaml-cpp's `as<std::string>()` throw
 // YAML::TypedBadConversion out of parse_cluster_yaml: expected a ClusterError like every other
 // malformed description (the frontend only prints ClusterError messages as cluster errors).
-TEST(ClusterYaml, NonScalarKeyIsAClusterError) {
-  ParseError(std::string(kValid) + "[a, b]: 1\n");
-}
+TEST(ClusterYaml, NonScalarKeyIsAClusterError) { ParseError(std::string(kValid) + "[a, b]: 1\n"); }
 
 // A latency beyond int64 nanoseconds (1e12 s) parses to INT64_MIN (llround overflow) and the
 // cluster loads with a negative NVLink latency. Expected: a ClusterError naming the field.

@@ -132,6 +132,28 @@ TEST(FlowModelRates, OnlyTheChangedComponentIsSolvedAgain) {
   EXPECT_EQ(after.flows_solved - before.flows_solved, 3u);  // the 2 on link 1 plus the newcomer
 }
 
+TEST(FlowModelRates, FlowsBelowTheNewcomersRateAreNotSolvedAgain) {
+  // Link 0 (10 GB/s): A, B. Link 1 (2 GB/s): A, D. Link 1 fixes A = D = 1, so B = 10 - 1 = 9.
+  // C arrives on link 0. Filling link 0 with A kept at 1: C and B share 10 - 1 = 9, 4.5 each, and
+  // 4.5 > 1 confirms A keeps its rate. Only B and C are solved again; A and D are not, although
+  // all four are connected.
+  Links net({10 * GB, 2 * GB});
+  FlowModel model(net.topology);
+  const FlowId a = model.start_flow(0, net.path({0, 1}), GB);
+  const FlowId b = model.start_flow(0, net.path({0}), GB);
+  const FlowId d = model.start_flow(0, net.path({1}), GB);
+  model.advance_to(0);
+  EXPECT_DOUBLE_EQ(model.flow_rate(b), 9 * GB);
+  const auto before = model.counters();
+  const FlowId c = model.start_flow(1000, net.path({0}), GB);
+  model.advance_to(1000);
+  EXPECT_EQ(model.counters().flows_solved - before.flows_solved, 2u);
+  EXPECT_DOUBLE_EQ(model.flow_rate(a), 1 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(b), 4.5 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(c), 4.5 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(d), 1 * GB);
+}
+
 ClusterShape two_leaf_cluster(double oversubscription, double link_bw) {
   ClusterShape shape;
   shape.nodes = 8;

@@ -3,58 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <map>
 #include <random>
 #include <vector>
 
+#include "reference_max_min.h"
+#include "seer/netsim/cluster_fabric.h"
 #include "seer/netsim/flow_model.h"
+#include "seer/netsim/router.h"
 
 namespace seer::net {
 namespace {
-
-struct ReferenceFlow {
-  std::vector<LinkId> links;
-  double cap;
-};
-
-// Textbook progressive filling over every flow: raise all unfixed flows together; fix the flows
-// of the first link to fill up (or the first flow to reach its cap).
-std::map<FlowId, double> reference_rates(const Topology& topology,
-                                         const std::map<FlowId, ReferenceFlow>& flows) {
-  std::map<FlowId, double> rate;
-  std::vector<double> remaining(topology.link_count());
-  for (LinkId id = 0; id < topology.link_count(); ++id) remaining[id] = topology.link(id).bandwidth;
-  while (rate.size() < flows.size()) {
-    std::vector<int> unfixed(topology.link_count(), 0);
-    for (const auto& [id, flow] : flows) {
-      if (rate.count(id)) continue;
-      for (LinkId link : flow.links) ++unfixed[link];
-    }
-    double level = std::numeric_limits<double>::infinity();
-    for (LinkId id = 0; id < topology.link_count(); ++id) {
-      if (unfixed[id] > 0) level = std::min(level, remaining[id] / unfixed[id]);
-    }
-    for (const auto& [id, flow] : flows) {
-      if (!rate.count(id)) level = std::min(level, flow.cap);
-    }
-    std::vector<FlowId> fixed;
-    for (const auto& [id, flow] : flows) {
-      if (rate.count(id)) continue;
-      bool binds = flow.cap <= level;
-      for (LinkId link : flow.links) {
-        binds = binds || remaining[link] / unfixed[link] <= level * (1 + 1e-12);
-      }
-      if (binds) fixed.push_back(id);
-    }
-    for (FlowId id : fixed) {
-      rate[id] = level;
-      for (LinkId link : flows.at(id).links) remaining[link] -= level;
-    }
-  }
-  return rate;
-}
 
 TEST(MaxMinReference, IncrementalRatesMatchAFullSolveAtEveryEvent) {
   std::mt19937_64 random(20240611);
@@ -83,8 +42,8 @@ TEST(MaxMinReference, IncrementalRatesMatchAFullSolveAtEveryEvent) {
         }
       }
       const double bytes = 1e6 * static_cast<double>(1 + random() % 100);
-      const double cap = random() % 4 == 0 ? 1e9 * static_cast<double>(1 + random() % 10)
-                                           : kUnlimitedRate;
+      const double cap =
+          random() % 4 == 0 ? 1e9 * static_cast<double>(1 + random() % 10) : kUnlimitedRate;
       started.push_back({model.start_flow(now, path, bytes, cap), ReferenceFlow{path.links, cap}});
     }
     for (const auto& [id, flow] : started) active[id] = flow;
@@ -107,6 +66,70 @@ TEST(MaxMinReference, IncrementalRatesMatchAFullSolveAtEveryEvent) {
   }
   EXPECT_GT(checks, 300);
   EXPECT_EQ(model.active_flow_count(), static_cast<int>(active.size()));
+}
+
+TEST(MaxMinReference, FatTreeWithLatenciesAndBatchesMatchesAFullSolve) {
+  // 16 nodes x 4 GPUs, 4 rail NICs, 2:1 oversubscribed leaves so fabric links bind too. Flows
+  // between random GPUs start in bursts (several at one instant) and join after their latency.
+  ClusterShape shape;
+  shape.nodes = 16;
+  shape.gpus_per_node = 4;
+  shape.nvlink_bw_per_gpu = 300e9;
+  shape.nvswitch_latency = 700;
+  shape.pcie_bw = 32e9;
+  shape.pcie_latency = 400;
+  shape.nics_per_node = 4;
+  shape.nic_bw = 25e9;
+  shape.nic_latency = 1000;
+  shape.hosts_per_leaf = 4;
+  shape.oversubscription = 2;
+  shape.switch_hop_latency = 150;
+  const ClusterFabric fabric(shape);
+  Router router(fabric.topology());
+  FlowModel model(fabric.topology());
+  std::mt19937_64 random(99);
+
+  std::map<FlowId, ReferenceFlow> sharing;
+  std::map<FlowId, std::pair<Time, ReferenceFlow>> waiting;  // id -> (activation time, flow)
+  int checks = 0;
+  Time now = 0;
+  for (int burst = 0; burst < 150; ++burst) {
+    const int flows = 1 + static_cast<int>(random() % 6);
+    for (int i = 0; i < flows; ++i) {
+      const int src = static_cast<int>(random() % fabric.gpu_count());
+      const int dst = static_cast<int>(random() % fabric.gpu_count());
+      if (src == dst) continue;
+      const Path& path = router.route(fabric.gpu(src), fabric.gpu(dst), random());
+      const double cap = random() % 5 == 0 ? 5e9 : kUnlimitedRate;
+      const FlowId id =
+          model.start_flow(now, path, 1e5 * static_cast<double>(1 + random() % 200), cap);
+      waiting[id] = {now + path.latency, ReferenceFlow{path.links, cap}};
+    }
+    const Time until = now + static_cast<Time>(random() % 40'000);
+    while (model.next_event_time() && *model.next_event_time() <= until) {
+      const Time at = *model.next_event_time();
+      for (FlowId done : model.advance_to(at)) {
+        sharing.erase(done);
+        waiting.erase(done);
+      }
+      for (auto it = waiting.begin(); it != waiting.end();) {
+        if (it->second.first > at) {
+          ++it;
+          continue;
+        }
+        sharing[it->first] = it->second.second;
+        it = waiting.erase(it);
+      }
+      for (const auto& [id, rate] : reference_rates(fabric.topology(), sharing)) {
+        ASSERT_NEAR(model.flow_rate(id), rate, rate * 1e-9) << "flow " << id << " at " << at;
+      }
+      ++checks;
+    }
+    model.advance_to(until);
+    now = until;
+  }
+  EXPECT_GT(checks, 200);
+  EXPECT_EQ(model.active_flow_count(), static_cast<int>(sharing.size()));
 }
 
 }  // namespace

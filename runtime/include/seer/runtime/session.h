@@ -20,7 +20,12 @@ struct SessionOptions {
   ClusterSpec cluster;
   HostTime host_time = HostTime::kMeasured;
   sim::HostCosts costs;
+  // A thread outside Seer this long (real ms) is parked: excluded from its process' promise so
+  // ranks waiting for each other outside CUDA (MPI) cannot stall the simulation. When it comes
+  // back its clock catches up with the simulation, which depends on real timing: modeled mode,
+  // whose results must not, waits much longer before parking.
   int64_t park_after_ms = 100;
+  int64_t park_after_ms_modeled = 2000;
   // Real seconds without simulated progress while a rank waits before a hang warning is printed.
   double hang_warning_s = 10;
   // Real seconds after which ranks that all wait in Seer or sit outside CUDA (parked) while

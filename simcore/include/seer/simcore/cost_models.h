@@ -18,7 +18,8 @@ struct NodeLinks {
   Time scale_out_latency = 3000;
 };
 
-// Generic kernel model (used when nothing better knows the kernel), documented in simcore/README.md:
+// Generic kernel model (used when nothing better knows the kernel), documented in
+// simcore/README.md:
 //   blocks_per_sm = clamp(floor(max_threads_per_sm / threads_per_block), 1, max_blocks_per_sm)
 //   waves         = ceil(blocks / (sm_count * blocks_per_sm))
 //   duration      = kKernelBaseNs + waves * kKernelWaveNs

@@ -113,16 +113,16 @@ class Engine {
     Time end = 0;
     OpState state = OpState::kQueued;
     std::vector<OpId> deps;
-    std::vector<OpId> dependents;      // ops waiting for this one
+    std::vector<OpId> dependents;       // ops waiting for this one
     std::vector<uint32_t> wait_groups;  // WaitGroup indices waiting for this one
-    uint32_t coll = UINT32_MAX;          // index into colls_ for collectives
+    uint32_t coll = UINT32_MAX;         // index into colls_ for collectives
   };
   using TransferKey = std::tuple<uint64_t, int, int, uint64_t>;  // comm, src, dst, k
   struct OpColl {
     uint64_t comm = 0;
     int rank = 0;
     std::vector<CollPart> parts;
-    uint64_t seq = 0;                 // collectives: call number on the communicator
+    uint64_t seq = 0;                    // collectives: call number on the communicator
     std::vector<TransferKey> transfers;  // send/recv parts
     int pending = 0;
     Time max_end = 0;

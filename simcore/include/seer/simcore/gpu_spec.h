@@ -12,8 +12,8 @@ namespace seer::sim {
 // What the simulator needs to know about one GPU model. Values come from vendor datasheets;
 // gpu_catalog.cpp cites them.
 struct GpuSpec {
-  std::string name;           // catalog key, e.g. "H100-SXM-80GB"
-  std::string marketing_name; // what cudaGetDeviceProperties reports
+  std::string name;            // catalog key, e.g. "H100-SXM-80GB"
+  std::string marketing_name;  // what cudaGetDeviceProperties reports
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
@@ -28,8 +28,8 @@ struct GpuSpec {
   int shared_mem_per_sm = 0;
   int shared_mem_per_block_optin = 0;
   int regs_per_sm = 65536;
-  double hbm_bytes_per_s = 0;        // peak HBM bandwidth
-  double copy_efficiency = 0.9;      // fraction of peak HBM a device-to-device copy reaches
+  double hbm_bytes_per_s = 0;    // peak HBM bandwidth
+  double copy_efficiency = 0.9;  // fraction of peak HBM a device-to-device copy reaches
   double bf16_dense_flops = 0;
 };
 

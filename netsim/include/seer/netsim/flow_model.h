@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "seer/netsim/path.h"
+#include "seer/netsim/topology.h"
+#include "seer/netsim/types.h"
+
+namespace seer::net {
+
+inline constexpr double kUnlimitedRate = std::numeric_limits<double>::infinity();
+
+struct CompletedFlow {
+  FlowId id;
+  Time time;
+
+  friend bool operator==(const CompletedFlow&, const CompletedFlow&) = default;
+};
+
+// Flow-level network model. A started flow first waits its path latency without using bandwidth;
+// then it shares every link it crosses max-min fairly with the other flows there, optionally
+// limited by its own rate cap, until its bytes are sent. After arrivals and departures only the
+// flows that can change are re-solved: those connected to them through shared links whose rate
+// is at or above the level where the change begins (README.md explains why that is exact).
+//
+// Time only moves forward: start_flow and cancel_flow take the current time, which must not be
+// before the last time given, nor after an event still to be processed (advance_to it first).
+class FlowModel {
+ public:
+  // The topology must outlive the model; links added to it later may be used by later flows.
+  explicit FlowModel(const Topology& topology);
+  ~FlowModel();
+  FlowModel(const FlowModel&) = delete;
+  FlowModel& operator=(const FlowModel&) = delete;
+
+  // Starts sending `bytes` along `path` at `now`. The flow joins the sharing at now + latency,
+  // during the next advance_to that reaches that time (even when the latency is 0).
+  FlowId start_flow(Time now, const Path& path, double bytes, double rate_cap = kUnlimitedRate);
+
+  // Drops a flow that has not completed; returns false when it is unknown or already completed.
+  bool cancel_flow(Time now, FlowId id);
+
+  // Earliest pending latency expiry or completion. Completions are rounded up to whole ns so a
+  // flow never finishes before its last byte.
+  std::optional<Time> next_event_time() const;
+
+  // Processes, in time order, every activation and completion at or before `t`, then sets the
+  // clock to `t`. Returns the completed flows ordered by completion time, then FlowId.
+  std::vector<FlowId> advance_to(Time t);
+  std::vector<CompletedFlow> advance_to_with_times(Time t);
+
+  Time now() const;
+
+  // Current rate in bytes per second; 0 for flows still paying latency or not known.
+  double flow_rate(FlowId id) const;
+  // Bytes not yet sent as of now(); 0 for unknown flows.
+  double bytes_remaining(FlowId id) const;
+  // Sum of the rates of the flows on the link divided by its bandwidth.
+  double link_utilization(LinkId id) const;
+
+  int active_flow_count() const;   // flows sharing bandwidth
+  int waiting_flow_count() const;  // flows still paying their path latency
+
+  // Work counters, for benchmarks.
+  struct Counters {
+    std::uint64_t solves = 0;        // component re-solves
+    std::uint64_t flows_solved = 0;  // sum of component sizes over all solves
+    std::uint64_t rate_changes = 0;  // flows whose rate changed in a solve
+  };
+  Counters counters() const;
+
+ private:
+  class State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace seer::net

@@ -1,0 +1,321 @@
+#include "seer/netsim/flow_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "event_queue.h"
+#include "flow_table.h"
+#include "max_min_solver.h"
+
+namespace seer::net {
+
+using detail::EventQueue;
+using detail::FlowPhase;
+using detail::FlowRecord;
+using detail::Hop;
+using detail::LinkEntry;
+using detail::LinkRecord;
+
+namespace {
+
+constexpr double kNsPerSecond = 1e9;
+
+// Whole nanoseconds needed to send `bytes` at `rate`, rounded up. The relative tolerance keeps
+// floating-point noise on an exact result (1e8 + 1e-8) from adding a nanosecond.
+Time transfer_ns(double bytes, double rate) {
+  const double ns = std::max(0.0, bytes) * kNsPerSecond / rate;
+  const double rounded = std::ceil(ns * (1 - 1e-12));
+  constexpr double kMax = 9.0e18;
+  return rounded >= kMax ? static_cast<Time>(kMax) : static_cast<Time>(rounded);
+}
+
+}  // namespace
+
+class FlowModel::State {
+ public:
+  explicit State(const Topology& topology) : topology_(topology) {}
+
+  FlowId start(Time now, const Path& path, double bytes, double rate_cap);
+  bool cancel(Time now, FlowId id);
+  std::vector<CompletedFlow> advance(Time t);
+
+  const FlowRecord* find(FlowId id) const {
+    const auto it = slot_of_.find(id);
+    return it == slot_of_.end() ? nullptr : &flows_[it->second];
+  }
+  double utilization(LinkId id) const;
+  std::optional<Time> next_event() const {
+    if (events_.empty()) return std::nullopt;
+    return events_.top().time;
+  }
+
+  Time now_ = 0;
+  int sharing_ = 0;
+  int waiting_ = 0;
+  Counters counters_;
+
+ private:
+  void check_time(Time now, const char* operation) const;
+  void sync_links();
+  std::uint32_t allocate_slot();
+  void release(std::uint32_t slot);
+  void activate(std::uint32_t slot, std::vector<CompletedFlow>& done);
+  void join_links(std::uint32_t slot);
+  void leave_links(std::uint32_t slot);
+  void resolve();
+  void schedule_completion(std::uint32_t slot);
+
+  const Topology& topology_;
+  FlowId next_id_ = 0;
+  std::vector<FlowRecord> flows_;  // by slot
+  std::vector<std::uint32_t> free_slots_;
+  std::unordered_map<FlowId, std::uint32_t> slot_of_;
+  std::vector<LinkRecord> links_;  // by LinkId
+  EventQueue events_;              // Waiting: activation time; Sharing: completion time
+  detail::MaxMinSolver solver_;
+  // What changed since the last solve.
+  std::vector<LinkId> left_links_;         // links some flow left
+  double left_min_rate_ = kUnlimitedRate;  // lowest rate among the flows that left
+  std::vector<std::uint32_t> arrivals_;    // flows that joined
+};
+
+void FlowModel::State::check_time(Time now, const char* operation) const {
+  if (now < now_) {
+    throw std::invalid_argument(std::string(operation) + " at t=" + std::to_string(now) +
+                                " ns is before the model's time " + std::to_string(now_) + " ns");
+  }
+  if (!events_.empty() && events_.top().time < now) {
+    throw std::logic_error(std::string(operation) + " at t=" + std::to_string(now) +
+                           " ns skips an event at " + std::to_string(events_.top().time) +
+                           " ns: call advance_to first");
+  }
+}
+
+void FlowModel::State::sync_links() {
+  while (static_cast<int>(links_.size()) < topology_.link_count()) {
+    LinkRecord record;
+    record.capacity = topology_.link(static_cast<LinkId>(links_.size())).bandwidth;
+    links_.push_back(std::move(record));
+  }
+}
+
+std::uint32_t FlowModel::State::allocate_slot() {
+  if (!free_slots_.empty()) {
+    const std::uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    return slot;
+  }
+  flows_.emplace_back();
+  return static_cast<std::uint32_t>(flows_.size() - 1);
+}
+
+void FlowModel::State::release(std::uint32_t slot) {
+  FlowRecord& flow = flows_[slot];
+  (flow.phase == FlowPhase::Sharing ? sharing_ : waiting_)--;
+  slot_of_.erase(flow.id);
+  flow.phase = FlowPhase::Free;
+  flow.rate = 0;
+  flow.hops.clear();  // keeps its capacity for the slot's next flow
+  free_slots_.push_back(slot);
+}
+
+FlowId FlowModel::State::start(Time now, const Path& path, double bytes, double rate_cap) {
+  check_time(now, "start_flow");
+  sync_links();
+  for (LinkId id : path.links) {
+    if (id < 0 || id >= static_cast<LinkId>(links_.size())) {
+      throw std::out_of_range("start_flow: path has unknown link " + std::to_string(id));
+    }
+  }
+  if (!(bytes >= 0) || !std::isfinite(bytes)) {
+    throw std::invalid_argument("start_flow: bytes must be finite and not negative, got " +
+                                std::to_string(bytes));
+  }
+  if (!(rate_cap > 0)) {
+    throw std::invalid_argument("start_flow: rate cap must be positive, got " +
+                                std::to_string(rate_cap));
+  }
+  if (path.latency < 0) {
+    throw std::invalid_argument("start_flow: path latency must not be negative, got " +
+                                std::to_string(path.latency));
+  }
+  now_ = now;
+  const std::uint32_t slot = allocate_slot();
+  FlowRecord& flow = flows_[slot];
+  flow.id = next_id_++;
+  flow.phase = FlowPhase::Waiting;
+  flow.rate_cap = rate_cap;
+  flow.rate = 0;
+  flow.bytes_left = bytes;
+  flow.updated_at = now;
+  for (LinkId id : path.links) flow.hops.push_back(Hop{id, 0});
+  slot_of_.emplace(flow.id, slot);
+  ++waiting_;
+  events_.set(slot, now + path.latency, flow.id);
+  return flow.id;
+}
+
+bool FlowModel::State::cancel(Time now, FlowId id) {
+  check_time(now, "cancel_flow");
+  now_ = now;
+  const auto it = slot_of_.find(id);
+  if (it == slot_of_.end()) return false;
+  const std::uint32_t slot = it->second;
+  events_.remove(slot);
+  const bool was_sharing = flows_[slot].phase == FlowPhase::Sharing;
+  if (was_sharing) leave_links(slot);
+  release(slot);
+  if (was_sharing) resolve();
+  return true;
+}
+
+std::vector<CompletedFlow> FlowModel::State::advance(Time t) {
+  if (t < now_) {
+    throw std::invalid_argument("advance_to t=" + std::to_string(t) +
+                                " ns is before the model's time " + std::to_string(now_) + " ns");
+  }
+  std::vector<CompletedFlow> done;
+  while (!events_.empty() && events_.top().time <= t) {
+    const Time at = events_.top().time;
+    now_ = at;
+    // Everything due at the same instant is applied before one re-solve.
+    while (!events_.empty() && events_.top().time == at) {
+      const std::uint32_t slot = events_.pop().slot;
+      if (flows_[slot].phase == FlowPhase::Waiting) {
+        activate(slot, done);
+      } else {
+        done.push_back(CompletedFlow{flows_[slot].id, at});
+        leave_links(slot);
+        release(slot);
+      }
+    }
+    resolve();
+  }
+  now_ = t;
+  std::sort(done.begin(), done.end(), [](const CompletedFlow& a, const CompletedFlow& b) {
+    return a.time != b.time ? a.time < b.time : a.id < b.id;
+  });
+  return done;
+}
+
+void FlowModel::State::activate(std::uint32_t slot, std::vector<CompletedFlow>& done) {
+  FlowRecord& flow = flows_[slot];
+  const bool unconstrained = flow.hops.empty() && flow.rate_cap == kUnlimitedRate;
+  if (flow.bytes_left <= 0 || unconstrained) {
+    done.push_back(CompletedFlow{flow.id, now_});
+    release(slot);
+    return;
+  }
+  --waiting_;
+  ++sharing_;
+  flow.phase = FlowPhase::Sharing;
+  flow.updated_at = now_;
+  join_links(slot);
+  arrivals_.push_back(slot);
+}
+
+void FlowModel::State::join_links(std::uint32_t slot) {
+  FlowRecord& flow = flows_[slot];
+  for (std::uint32_t i = 0; i < flow.hops.size(); ++i) {
+    auto& on_link = links_[flow.hops[i].link].flows;
+    flow.hops[i].position = static_cast<std::uint32_t>(on_link.size());
+    on_link.push_back(LinkEntry{slot, i, kUnlimitedRate});
+  }
+}
+
+void FlowModel::State::leave_links(std::uint32_t slot) {
+  FlowRecord& flow = flows_[slot];
+  left_min_rate_ = std::min(left_min_rate_, flow.rate);
+  for (const Hop& hop : flow.hops) {
+    auto& on_link = links_[hop.link].flows;
+    const LinkEntry moved = on_link.back();
+    on_link[hop.position] = moved;
+    flows_[moved.flow].hops[moved.hop].position = hop.position;
+    on_link.pop_back();
+    left_links_.push_back(hop.link);
+  }
+}
+
+void FlowModel::State::resolve() {
+  if (left_links_.empty() && arrivals_.empty()) return;
+  const auto solved = solver_.solve(flows_, links_, left_links_, left_min_rate_, arrivals_);
+  left_links_.clear();
+  left_min_rate_ = kUnlimitedRate;
+  arrivals_.clear();
+  ++counters_.solves;
+  counters_.flows_solved += solved.size();
+  for (std::uint32_t slot : solved) {
+    FlowRecord& flow = flows_[slot];
+    if (flow.solved_rate == flow.rate) continue;
+    ++counters_.rate_changes;
+    flow.bytes_left -= flow.rate * static_cast<double>(now_ - flow.updated_at) / kNsPerSecond;
+    flow.updated_at = now_;
+    flow.rate = flow.solved_rate;
+    schedule_completion(slot);
+  }
+}
+
+void FlowModel::State::schedule_completion(std::uint32_t slot) {
+  const FlowRecord& flow = flows_[slot];
+  if (!(flow.rate > 0)) {
+    events_.remove(slot);  // starved (only by rounding): rescheduled when its rate changes
+    return;
+  }
+  events_.set(slot, now_ + transfer_ns(flow.bytes_left, flow.rate), flow.id);
+}
+
+double FlowModel::State::utilization(LinkId id) const {
+  const double capacity = topology_.link(id).bandwidth;
+  if (id >= static_cast<LinkId>(links_.size())) return 0;
+  double load = 0;
+  for (const LinkEntry& entry : links_[id].flows) load += entry.rate;
+  return load / capacity;
+}
+
+FlowModel::FlowModel(const Topology& topology) : state_(std::make_unique<State>(topology)) {}
+
+FlowModel::~FlowModel() = default;
+
+FlowId FlowModel::start_flow(Time now, const Path& path, double bytes, double rate_cap) {
+  return state_->start(now, path, bytes, rate_cap);
+}
+
+bool FlowModel::cancel_flow(Time now, FlowId id) { return state_->cancel(now, id); }
+
+std::optional<Time> FlowModel::next_event_time() const { return state_->next_event(); }
+
+std::vector<FlowId> FlowModel::advance_to(Time t) {
+  std::vector<FlowId> ids;
+  for (const CompletedFlow& done : state_->advance(t)) ids.push_back(done.id);
+  return ids;
+}
+
+std::vector<CompletedFlow> FlowModel::advance_to_with_times(Time t) { return state_->advance(t); }
+
+Time FlowModel::now() const { return state_->now_; }
+
+double FlowModel::flow_rate(FlowId id) const {
+  const FlowRecord* flow = state_->find(id);
+  return flow && flow->phase == FlowPhase::Sharing ? flow->rate : 0;
+}
+
+double FlowModel::bytes_remaining(FlowId id) const {
+  const FlowRecord* flow = state_->find(id);
+  if (!flow) return 0;
+  const double sent =
+      flow->rate * static_cast<double>(state_->now_ - flow->updated_at) / kNsPerSecond;
+  return std::max(0.0, flow->bytes_left - sent);
+}
+
+double FlowModel::link_utilization(LinkId id) const { return state_->utilization(id); }
+
+int FlowModel::active_flow_count() const { return state_->sharing_; }
+
+int FlowModel::waiting_flow_count() const { return state_->waiting_; }
+
+FlowModel::Counters FlowModel::counters() const { return state_->counters_; }
+
+}  // namespace seer::net

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "seer/netsim/types.h"
+
+namespace seer::net::detail {
+
+enum class FlowPhase : std::uint8_t {
+  Free,     // slot unused
+  Waiting,  // paying its path latency; uses no bandwidth
+  Sharing,  // on its links, with a max-min fair rate
+};
+
+// One link a flow crosses, and where the flow sits in that link's list of flows.
+struct Hop {
+  LinkId link;
+  std::uint32_t position;
+};
+
+// Fields the solver touches come first, so they share a cache line.
+struct alignas(64) FlowRecord {
+  std::uint32_t visit_mark = 0;  // solver bookkeeping
+  std::vector<Hop> hops;
+  double rate_cap = std::numeric_limits<double>::infinity();
+  double solved_rate = 0;  // solver output
+  FlowId id = 0;
+  FlowPhase phase = FlowPhase::Free;
+  double rate = 0;        // bytes per second, 0 unless Sharing
+  double bytes_left = 0;  // as of `updated_at`; progress since then is rate * elapsed
+  Time updated_at = 0;
+};
+
+// A flow on a link: the flow's slot, which of its hops this link is, and a copy of its rate
+// (infinity until its first solve) so scanning a link does not touch every flow record.
+struct LinkEntry {
+  std::uint32_t flow;
+  std::uint32_t hop;
+  double rate;
+};
+
+struct alignas(64) LinkRecord {
+  std::vector<LinkEntry> flows;
+  double capacity = 0;
+  double remaining = 0;          // solver bookkeeping
+  std::uint32_t unfrozen = 0;    // solver bookkeeping
+  std::uint32_t visit_mark = 0;  // solver bookkeeping
+};
+
+}  // namespace seer::net::detail

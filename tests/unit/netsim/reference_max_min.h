@@ -1,0 +1,55 @@
+// A from-scratch max-min solver for tests: slow, obvious, independent of the library's solver.
+#pragma once
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "seer/netsim/topology.h"
+
+namespace seer::net {
+
+struct ReferenceFlow {
+  std::vector<LinkId> links;
+  double cap;
+};
+
+// Textbook progressive filling over every flow: raise all unfixed flows together; fix the flows
+// of the first link to fill up (or the first flow to reach its cap).
+inline std::map<FlowId, double> reference_rates(const Topology& topology,
+                                                const std::map<FlowId, ReferenceFlow>& flows) {
+  std::map<FlowId, double> rate;
+  std::vector<double> remaining(topology.link_count());
+  for (LinkId id = 0; id < topology.link_count(); ++id) remaining[id] = topology.link(id).bandwidth;
+  while (rate.size() < flows.size()) {
+    std::vector<int> unfixed(topology.link_count(), 0);
+    for (const auto& [id, flow] : flows) {
+      if (rate.count(id)) continue;
+      for (LinkId link : flow.links) ++unfixed[link];
+    }
+    double level = std::numeric_limits<double>::infinity();
+    for (LinkId id = 0; id < topology.link_count(); ++id) {
+      if (unfixed[id] > 0) level = std::min(level, remaining[id] / unfixed[id]);
+    }
+    for (const auto& [id, flow] : flows) {
+      if (!rate.count(id)) level = std::min(level, flow.cap);
+    }
+    std::vector<FlowId> fixed;
+    for (const auto& [id, flow] : flows) {
+      if (rate.count(id)) continue;
+      bool binds = flow.cap <= level;
+      for (LinkId link : flow.links) {
+        binds = binds || remaining[link] / unfixed[link] <= level * (1 + 1e-12);
+      }
+      if (binds) fixed.push_back(id);
+    }
+    for (FlowId id : fixed) {
+      rate[id] = level;
+      for (LinkId link : flows.at(id).links) remaining[link] -= level;
+    }
+  }
+  return rate;
+}
+
+}  // namespace seer::net
