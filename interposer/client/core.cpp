@@ -137,6 +137,11 @@ void to_wire(const PodRecord& p, wire::Record* r) {
       a->set_bytes(p.b);
       break;
     }
+    case PodRecord::kLibrary: {
+      *r->mutable_library() = *p.library;
+      delete p.library;
+      break;
+    }
     case PodRecord::kCollective: {
       *r->mutable_collective() = *p.collective;
       delete p.collective;

@@ -4,7 +4,8 @@
 
 namespace seer::wire {
 class Collective;
-}
+class LibraryCall;
+}  // namespace seer::wire
 
 namespace seer::client {
 
@@ -20,6 +21,7 @@ struct PodRecord {
     kAlloc,
     kFree,
     kCollective,
+    kLibrary,
   };
   Type type = kLaunch;
   uint8_t copy_kind = 0;
@@ -34,6 +36,7 @@ struct PodRecord {
   int32_t i1 = 0;              // dst gpu
   const char* name = nullptr;  // kernel name; lives as long as the program's registration
   wire::Collective* collective = nullptr;  // owned; released when the batch is flushed
+  wire::LibraryCall* library = nullptr;    // owned; released when the batch is flushed
 };
 
 }  // namespace seer::client

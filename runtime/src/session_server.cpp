@@ -89,6 +89,13 @@ std::string demangle(const std::string& name) {
   return out;
 }
 
+// How a library call appears in the kernel table: the API and its element type.
+std::string library_label(const wire::LibraryCall& l) {
+  static const char* const kTypes[] = {"f64", "f32", "tf32", "f16", "bf16", "f8", "i8"};
+  const int d = l.dtype();
+  return l.api() + " [" + (d >= 0 && d < 7 ? kTypes[d] : "?") + "]";
+}
+
 bool is_sync_request(const wire::Request& r) {
   return r.body_case() == wire::Request::kStreamSync ||
          r.body_case() == wire::Request::kEventSync || r.body_case() == wire::Request::kDeviceSync;
@@ -381,6 +388,21 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
       ok = engine_.submit_collective(p, col.stream(), t, col.comm(), col.rank(), parts);
       c.last_call =
           parts.empty() ? "nccl" : std::string("nccl") + sim::coll_kind_name(parts[0].kind);
+      break;
+    }
+    case wire::Record::kLibrary: {
+      const wire::LibraryCall& l = r.library();
+      sim::OpDesc op;
+      op.kind = sim::OpKind::kLibrary;
+      op.gemm = l.gemm();
+      op.m = l.m();
+      op.n = l.n();
+      op.k = l.k();
+      op.batch = std::max<int64_t>(1, l.batch());
+      op.dtype = l.dtype();
+      op.bytes = static_cast<uint64_t>(std::max(0.0, l.bytes()));
+      op.kernel = engine_.intern_kernel(library_label(l));
+      ok = engine_.submit(p, l.stream(), t, op);
       break;
     }
     case wire::Record::kAlloc:

@@ -27,6 +27,8 @@ const char* op_kind_name(OpKind kind) {
       return "stream wait";
     case OpKind::kCollective:
       return "nccl";
+    case OpKind::kLibrary:
+      return "library";
   }
   return "?";
 }
@@ -71,9 +73,25 @@ Time copy_ns(const GpuSpec& gpu, const NodeLinks& links, const OpDesc& op, bool 
     case OpKind::kEventRecord:
     case OpKind::kStreamWait:
     case OpKind::kCollective:
+    case OpKind::kLibrary:
       return 0;
   }
   return 0;
+}
+
+}  // namespace seer::sim
+
+namespace seer::sim {
+
+Time library_ns(const GpuSpec& gpu, const OpDesc& op) {
+  if (!op.gemm) {
+    return kDeviceCopyLatencyNs + transfer_ns(static_cast<double>(op.bytes) + 0.0,
+                                              gpu.hbm_bytes_per_s * gpu.copy_efficiency);
+  }
+  const double flops = 2.0 * static_cast<double>(op.m) * static_cast<double>(op.n) *
+                       static_cast<double>(op.k) * static_cast<double>(op.batch);
+  const double peak = gpu.bf16_dense_flops > 0 ? gpu.bf16_dense_flops : 1e12;
+  return kKernelBaseNs + static_cast<Time>(flops / (peak * 0.8) * 1e9);
 }
 
 }  // namespace seer::sim

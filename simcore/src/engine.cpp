@@ -138,6 +138,7 @@ void Engine::schedule(Time t, Phase phase, OpId id) {
 Engine::Resource Engine::resource_for(const Op& op) const {
   switch (op.desc.kind) {
     case OpKind::kKernel:
+    case OpKind::kLibrary:
     case OpKind::kCopyD2D:
     case OpKind::kMemset:
       return Resource::kCompute;
@@ -184,6 +185,9 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
     case OpKind::kKernel:
       source = TimeSource::kGenericKernel;
       return generic_kernel_ns(g.spec, op.desc.geometry);
+    case OpKind::kLibrary:
+      source = TimeSource::kLibraryModel;
+      return library_ns(g.spec, op.desc);
     case OpKind::kEventRecord:
     case OpKind::kStreamWait:
       source = TimeSource::kNone;

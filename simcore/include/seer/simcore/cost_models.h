@@ -31,6 +31,9 @@ Time generic_kernel_ns(const GpuSpec& gpu, const LaunchGeometry& geometry);
 inline constexpr Time kDeviceCopyLatencyNs = 1000;
 Time copy_ns(const GpuSpec& gpu, const NodeLinks& links, const OpDesc& op, bool peer_same_node);
 
+// Math-library calls (cuBLAS): GEMMs through the GEMM model, other routines memory-bound.
+Time library_ns(const GpuSpec& gpu, const OpDesc& op);
+
 // Time to move `bytes` at `bytes_per_s`, rounded up to whole ns.
 Time transfer_ns(double bytes, double bytes_per_s);
 

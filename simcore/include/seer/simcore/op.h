@@ -17,6 +17,7 @@ enum class OpKind : uint8_t {
   kEventRecord,
   kStreamWait,  // internal: a stream waits for an event; never reported
   kCollective,  // an NCCL collective or a fused group of send/recv parts
+  kLibrary,     // a math-library call (cuBLAS GEMM, level-1/2 routine)
 };
 
 enum class CollKind : uint8_t {
@@ -75,10 +76,22 @@ struct OpDesc {
   int nranks = 0;
   CollKind coll = CollKind::kAllReduce;
   int parts = 0;
+  // Library calls: GEMM shape and element type (simcore gemm DType), or bytes for memory-bound
+  // routines (gemm == false). `kernel` names the call in reports.
+  bool gemm = false;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  int dtype = 0;
 };
 
 // Where each kernel's duration came from (the report shows the shares).
-enum class TimeSource : uint8_t { kNone, kGenericKernel, kCopyModel, kCollectiveModel };
+enum class TimeSource : uint8_t {
+  kNone,
+  kGenericKernel,
+  kCopyModel,
+  kCollectiveModel,
+  kLibraryModel,
+  kDatabase,
+};
 
 // One finished operation, as the report and the trace see it.
 struct OpRecord {
