@@ -1,4 +1,4 @@
-// The `seer` command line: run, presets.
+// The `seer` command line: run, presets, check.
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,6 +10,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "check/check.h"
 #include "launcher.h"
 #include "seer/runtime/cluster.h"
 #include "seer/runtime/report.h"
@@ -54,6 +55,14 @@ int run(const RunArgs& args) {
   }
   if (const char* t = std::getenv("SEER_JOIN_TIMEOUT_S")) options.join_timeout_s = std::atof(t);
   if (const char* t = std::getenv("SEER_DEADLOCK_S")) options.deadlock_grace_s = std::atof(t);
+  if (const char* m = std::getenv("SEER_NCCL_MODEL")) {
+    if (std::string(m) != "nccl" && std::string(m) != "simple") {
+      std::fprintf(stderr, "seer: SEER_NCCL_MODEL: '%s' is not one of: nccl, simple\n", m);
+      return kExitUsage;
+    }
+    options.nccl_model = m;
+  }
+  if (const char* v = std::getenv("SEER_NCCL_VERSION")) options.nccl_version = std::atoi(v);
   options.host_time =
       args.host_time == "modeled" ? seer::rt::HostTime::kModeled : seer::rt::HostTime::kMeasured;
   seer::rt::Session session(options);
@@ -132,10 +141,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_flag("--quiet", args.quiet, "Do not print the report");
   run_cmd->add_option("command", args.command, "The command to run (after --)")->required();
+  seer::check::RunChecks run_checks(*run_cmd);
 
   std::string preset_name;
   CLI::App* presets = app.add_subcommand("presets", "List cluster presets, or print one");
   presets->add_option("name", preset_name, "Preset to print");
+  seer::check::CheckCommand check_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -143,7 +154,8 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   try {
-    if (*run_cmd) return run(args);
+    if (*run_cmd) return run_checks.run(args.out, [&] { return run(args); });
+    if (check_cmd.parsed()) return check_cmd.run();
     if (*presets) {
       if (preset_name.empty()) {
         for (const auto& n : seer::rt::preset_names()) std::cout << n << "\n";

@@ -76,6 +76,102 @@ YAML::Node map_field(const YAML::Node& parent, const std::string& where, const s
   return n;
 }
 
+bool boolean(const YAML::Node& n, const std::string& field) {
+  const std::string text = scalar(n, field);
+  if (text == "true" || text == "yes") return true;
+  if (text == "false" || text == "no") return false;
+  throw ClusterError(field + ": '" + text + "' is not true or false");
+}
+
+// node.nics and fabric: the network netsim builds. Without them a node has one NIC per GPU at
+// the scale_out bandwidth on a non-blocking two-tier fat-tree.
+void parse_network(const YAML::Node& root, const YAML::Node& node, const std::string& kind,
+                   ClusterSpec& c) {
+  net::ClusterShape& s = c.shape;
+  s.nodes = c.nodes;
+  s.gpus_per_node = c.gpus_per_node;
+  s.nvswitch = kind == "nvswitch";
+  s.nvlink_bw_per_gpu = c.links.nvlink_bytes_per_s;
+  s.nvswitch_latency = c.links.nvlink_latency;
+  s.pcie_bw = c.links.pcie_bytes_per_s;
+  s.pcie_latency = c.links.pcie_latency;
+  s.nics_per_node = c.gpus_per_node;
+  s.nic_bw = c.links.scale_out_bytes_per_s;
+  s.nic_latency = c.links.scale_out_latency / 2;
+  if (const YAML::Node nics = node["nics"]) {
+    if (!nics.IsMap()) throw ClusterError("node.nics: expected a map of fields");
+    reject_unknown(nics, "node.nics.", {"count", "bandwidth", "latency", "rails"});
+    s.nics_per_node =
+        static_cast<int>(integer(require(nics, "node.nics.", "count"), "node.nics.count", 0, 64));
+    s.nic_bw =
+        parse_bandwidth("node.nics.bandwidth",
+                        scalar(require(nics, "node.nics.", "bandwidth"), "node.nics.bandwidth"));
+    s.nic_latency = parse_duration_ns(
+        "node.nics.latency", scalar(require(nics, "node.nics.", "latency"), "node.nics.latency"));
+    if (const YAML::Node rails = nics["rails"]) {
+      if (!rails.IsSequence() || static_cast<int>(rails.size()) != c.gpus_per_node) {
+        throw ClusterError("node.nics.rails: expected a list of " +
+                           std::to_string(c.gpus_per_node) + " NIC indices, one per GPU");
+      }
+      for (size_t i = 0; i < rails.size(); ++i) {
+        s.gpu_to_nic.push_back(static_cast<int>(integer(
+            rails[i], "node.nics.rails[" + std::to_string(i) + "]", 0, s.nics_per_node - 1)));
+      }
+    }
+  }
+  if (const YAML::Node f = root["fabric"]) {
+    if (!f.IsMap()) throw ClusterError("fabric: expected a map of fields");
+    reject_unknown(f, "fabric.",
+                   {"tiers", "hosts_per_leaf", "oversubscription", "hop_latency", "rail_optimized",
+                    "routing", "payload_efficiency", "link_bandwidth"});
+    if (f["tiers"]) s.tiers = static_cast<int>(integer(f["tiers"], "fabric.tiers", 1, 3));
+    if (f["hosts_per_leaf"]) {
+      s.hosts_per_leaf =
+          static_cast<int>(integer(f["hosts_per_leaf"], "fabric.hosts_per_leaf", 1, 4096));
+    }
+    if (f["oversubscription"]) {
+      const std::string text = scalar(f["oversubscription"], "fabric.oversubscription");
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (!end || *end || !(v >= 1)) {
+        throw ClusterError("fabric.oversubscription: '" + text + "' must be a number >= 1");
+      }
+      s.oversubscription = v;
+    }
+    if (f["hop_latency"]) {
+      s.switch_hop_latency =
+          parse_duration_ns("fabric.hop_latency", scalar(f["hop_latency"], "fabric.hop_latency"));
+    }
+    if (f["rail_optimized"])
+      s.rail_optimized = boolean(f["rail_optimized"], "fabric.rail_optimized");
+    if (f["routing"]) {
+      const std::string r = scalar(f["routing"], "fabric.routing");
+      if (r != "ecmp" && r != "single-path") {
+        throw ClusterError("fabric.routing: '" + r + "' is not one of: ecmp, single-path");
+      }
+      c.ecmp = r == "ecmp";
+    }
+    if (f["payload_efficiency"]) {
+      c.payload_efficiency = fraction(f["payload_efficiency"], "fabric.payload_efficiency");
+    }
+    if (f["link_bandwidth"]) {
+      s.link_bw = parse_bandwidth("fabric.link_bandwidth",
+                                  scalar(f["link_bandwidth"], "fabric.link_bandwidth"));
+    }
+  }
+  if (s.nics_per_node > 0 && !node["scale_out"]) {
+    // The simple collective model's rail: one NIC's payload rate, two NIC crossings and the
+    // switch hops of a leaf-spine-leaf path.
+    c.links.scale_out_bytes_per_s = s.nic_bw * c.payload_efficiency;
+    c.links.scale_out_latency = 2 * s.nic_latency + 3 * s.switch_hop_latency;
+  }
+  try {
+    net::validate(s);
+  } catch (const std::invalid_argument& e) {
+    throw ClusterError(std::string("network: ") + e.what());
+  }
+}
+
 }  // namespace
 
 ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& source) {
@@ -86,7 +182,7 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
     throw ClusterError(source + ": not valid YAML: " + e.what());
   }
   if (!root.IsMap()) throw ClusterError(source + ": expected a map of fields at the top level");
-  reject_unknown(root, "", {"schema", "name", "nodes", "node"});
+  reject_unknown(root, "", {"schema", "name", "nodes", "node", "fabric"});
   const int64_t schema = integer(require(root, "", "schema"), "schema", 1, 1000);
   if (schema != 1) {
     throw ClusterError("schema: " + std::to_string(schema) +
@@ -99,7 +195,7 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
 
   const YAML::Node node = map_field(root, "", "node");
   reject_unknown(node, "node.",
-                 {"gpu", "gpus", "host_link", "scale_up", "scale_out", "gpu_memory"});
+                 {"gpu", "gpus", "host_link", "scale_up", "scale_out", "nics", "gpu_memory"});
   const std::string gpu_name = scalar(require(node, "node.", "gpu"), "node.gpu");
   auto gpu = sim::find_gpu(gpu_name);
   if (!gpu) {
@@ -152,6 +248,7 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
         "node.scale_out.latency",
         scalar(require(out, "node.scale_out.", "latency"), "node.scale_out.latency"));
   }
+  parse_network(root, node, kind, c);
   return c;
 }
 
@@ -198,7 +295,10 @@ ClusterSpec load_cluster(const std::string& what) {
   }
   ClusterSpec c = parse_cluster_yaml(preset_yaml(name), name);
   c.source = what;
-  if (nodes > 0) c.nodes = nodes;
+  if (nodes > 0) {
+    c.nodes = nodes;
+    c.shape.nodes = nodes;
+  }
   return c;
 }
 

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "seer/simcore/nccl/env.h"
+
 namespace seer::rt {
 namespace {
 
@@ -133,6 +135,17 @@ SessionServer::SessionServer(SessionOptions options)
   const ClusterSpec& c = options_.cluster;
   for (int n = 0; n < c.nodes; ++n) {
     for (int g = 0; g < c.gpus_per_node; ++g) engine_.add_gpu(c.gpu, n, c.links);
+  }
+  if (options_.nccl_model == "nccl") {
+    sim::NetworkConfig net;
+    net.shape = c.shape;
+    net.ecmp = c.ecmp;
+    net.payload_efficiency = c.payload_efficiency;
+    net.nccl_version = options_.nccl_version;
+    net.env = sim::nccl::parse_env([](const char* name) { return std::getenv(name); });
+    for (const std::string& e : net.env.errors) problems_.push_back("NCCL environment: " + e);
+    net.gpu = c.gpu;
+    engine_.set_network(std::move(net));
   }
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/seer-XXXXXX";
@@ -399,7 +412,9 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
       op.n = l.n();
       op.k = l.k();
       op.batch = std::max<int64_t>(1, l.batch());
-      op.dtype = l.dtype();
+      op.dtype = std::clamp(l.dtype(), 0, 6);
+      // compute 0 (f64) only counts for f64 data: proto3 cannot tell it from "not set".
+      op.compute = l.compute() > 0 && l.compute() <= 6 ? l.compute() : (l.dtype() == 0 ? 0 : -1);
       op.bytes = static_cast<uint64_t>(std::max(0.0, l.bytes()));
       op.kernel = engine_.intern_kernel(library_label(l));
       ok = engine_.submit(p, l.stream(), t, op);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "seer/simcore/gemm_model.h"
+
 namespace seer::sim {
 
 const char* op_kind_name(OpKind kind) {
@@ -84,14 +86,17 @@ Time copy_ns(const GpuSpec& gpu, const NodeLinks& links, const OpDesc& op, bool 
 namespace seer::sim {
 
 Time library_ns(const GpuSpec& gpu, const OpDesc& op) {
-  if (!op.gemm) {
-    return kDeviceCopyLatencyNs + transfer_ns(static_cast<double>(op.bytes) + 0.0,
-                                              gpu.hbm_bytes_per_s * gpu.copy_efficiency);
-  }
-  const double flops = 2.0 * static_cast<double>(op.m) * static_cast<double>(op.n) *
-                       static_cast<double>(op.k) * static_cast<double>(op.batch);
-  const double peak = gpu.bf16_dense_flops > 0 ? gpu.bf16_dense_flops : 1e12;
-  return kKernelBaseNs + static_cast<Time>(flops / (peak * 0.8) * 1e9);
+  if (!op.gemm) return elementwise_time(gpu, static_cast<double>(op.bytes));
+  GemmShape shape;
+  shape.m = op.m;
+  shape.n = op.n;
+  shape.k = op.k;
+  shape.batch = std::max<int64_t>(1, op.batch);
+  shape.a_type = static_cast<DType>(op.dtype);
+  shape.c_type =
+      shape.a_type == DType::kF8 || shape.a_type == DType::kI8 ? DType::kBF16 : shape.a_type;
+  shape.compute_type = op.compute >= 0 ? static_cast<DType>(op.compute) : shape.a_type;
+  return gemm_time(gpu, shape).ns;
 }
 
 }  // namespace seer::sim

@@ -256,6 +256,7 @@ void Engine::add_comm(uint64_t comm, const std::vector<int>& gpus) {
   c.shape.nranks = static_cast<int>(gpus.size());
   c.shape.nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
   comms_[comm] = std::move(c);
+  if (net_) net_->add_comm(comm, gpus);
 }
 
 bool Engine::submit_collective(int process, uint64_t stream, Time t, uint64_t comm, int rank,
@@ -334,6 +335,13 @@ void Engine::arrive_collective(OpId id) {
     }
     inst.ops[oc.rank] = id;
     if (++inst.arrived < cm.shape.nranks) return;
+    if (net_) {
+      const std::vector<OpId> ops = inst.ops;
+      const CollPart first = inst.first;
+      instances_.erase({oc.comm, oc.seq});
+      start_networked_collective(ops, first, oc.comm);
+      return;
+    }
     const Time end = now_ + collective_ns(inst.first, cm.shape, links);
     for (OpId o : inst.ops) complete_collective_op(o, ops_[o].ready, end);
     instances_.erase({oc.comm, oc.seq});
@@ -361,6 +369,20 @@ void Engine::arrive_collective(OpId id) {
                         " bytes to rank " + std::to_string(dst) + " (send #" + std::to_string(k) +
                         "), which receives " + std::to_string(tr.recv_bytes) + " bytes");
     }
+    if (net_) {
+      const uint64_t token = next_net_token_++;
+      const CollectivePlan plan =
+          net_->start_transfer(now_, comm, cm.gpus[src], cm.gpus[dst], tr.send_bytes, token);
+      for (OpId o : {tr.send_op, tr.recv_op})
+        ops_[o].desc.nchannels = static_cast<int16_t>(plan.nchannels);
+      if (plan.flows == 0) {
+        transfer_done(tr.send_op, tr.recv_op, now_ + plan.latency + plan.data_ns);
+      } else {
+        net_tasks_[token] = NetTask{{}, tr.send_op, tr.recv_op};
+      }
+      transfers_.erase(key);
+      continue;
+    }
     // A GPU's sends share its outgoing link and its receives its incoming link: transfers on one
     // link run one after another (all-to-all then takes (n-1) x chunk / bandwidth).
     Gpu& sg = gpus_[cm.gpus[src]];
@@ -379,6 +401,74 @@ void Engine::arrive_collective(OpId id) {
     }
     transfers_.erase(key);
   }
+}
+
+void Engine::set_network(NetworkConfig config) {
+  net_ = std::make_unique<CollectiveNetwork>(std::move(config));
+  for (const auto& [id, c] : comms_) net_->add_comm(id, c.gpus);
+}
+
+void Engine::transfer_done(OpId send_op, OpId recv_op, Time end) {
+  for (OpId o : {send_op, recv_op}) {
+    OpColl& c = colls_[ops_[o].coll];
+    c.max_end = std::max(c.max_end, end);
+    if (--c.pending == 0) complete_collective_op(o, ops_[o].ready, c.max_end);
+  }
+}
+
+// Collectives NCCL runs as grouped send/recv (AlltoAll, Gather, Scatter) move one message per
+// pair; the others follow the NCCL model's choice. Every rank's op ends when the last flow does.
+void Engine::start_networked_collective(const std::vector<OpId>& ops, const CollPart& part,
+                                        uint64_t comm) {
+  const uint64_t token = next_net_token_++;
+  const int n = static_cast<int>(ops.size());
+  const uint64_t chunk = part.count * static_cast<uint64_t>(part.type_bytes);
+  CollectivePlan plan;
+  if (part.kind == CollKind::kAllToAll || part.kind == CollKind::kGather ||
+      part.kind == CollKind::kScatter) {
+    for (int src = 0; src < n; ++src) {
+      for (int dst = 0; dst < n; ++dst) {
+        if (src == dst) continue;
+        if (part.kind == CollKind::kGather && dst != part.root) continue;
+        if (part.kind == CollKind::kScatter && src != part.root) continue;
+        const CollectivePlan p = net_->start_transfer(now_, comm, net_->comm_gpu(comm, src),
+                                                      net_->comm_gpu(comm, dst), chunk, token);
+        plan.flows += p.flows;
+        plan.latency = std::max(plan.latency, p.latency);
+        plan.nchannels = std::max(plan.nchannels, p.nchannels);
+      }
+    }
+  } else {
+    plan = net_->start_collective(now_, comm, part, token);
+    if (!plan.error.empty()) errors_.push_back("NCCL model: " + plan.error);
+  }
+  for (OpId o : ops) {
+    ops_[o].desc.algo = static_cast<int8_t>(
+        plan.error.empty() && plan.data_ns + plan.latency > 0 && part.kind != CollKind::kAllToAll &&
+                part.kind != CollKind::kGather && part.kind != CollKind::kScatter
+            ? static_cast<int>(plan.algo)
+            : -1);
+    ops_[o].desc.proto = ops_[o].desc.algo >= 0 ? static_cast<int8_t>(plan.proto) : -1;
+    ops_[o].desc.nchannels = static_cast<int16_t>(plan.nchannels);
+  }
+  if (plan.flows == 0) {
+    const Time end = now_ + plan.latency + plan.data_ns;
+    for (OpId o : ops) complete_collective_op(o, ops_[o].ready, end);
+    return;
+  }
+  net_tasks_[token] = NetTask{ops, UINT32_MAX, UINT32_MAX};
+}
+
+void Engine::on_network_done(uint64_t token) {
+  auto it = net_tasks_.find(token);
+  if (it == net_tasks_.end()) return;
+  const NetTask task = it->second;
+  net_tasks_.erase(it);
+  if (task.send_op != UINT32_MAX) {
+    transfer_done(task.send_op, task.recv_op, now_);
+    return;
+  }
+  for (OpId o : task.ops) complete_collective_op(o, ops_[o].ready, now_);
 }
 
 std::string Engine::comm_name(uint64_t comm) {
@@ -419,14 +509,22 @@ std::vector<std::string> Engine::describe_waiting_collectives() const {
 }
 
 std::optional<Time> Engine::next_event_time() const {
-  if (events_.empty()) return std::nullopt;
-  return events_.top().t;
+  std::optional<Time> t;
+  if (!events_.empty()) t = events_.top().t;
+  if (net_) {
+    if (auto f = net_->next_event_time(); f && (!t || *f < *t)) t = f;
+  }
+  return t;
 }
 
 void Engine::step() {
-  if (events_.empty()) return;
-  const Time t = events_.top().t;
+  const auto next = next_event_time();
+  if (!next) return;
+  const Time t = *next;
   now_ = std::max(now_, t);
+  if (net_) {
+    for (uint64_t token : net_->advance_to(t)) on_network_done(token);
+  }
   while (!events_.empty() && events_.top().t == t) {
     const Event e = events_.top();
     events_.pop();

@@ -21,6 +21,10 @@ std::vector<std::string> mpirun(int np, std::vector<std::string> command) {
   return argv;
 }
 
+// These tests check the simple collective model (simcore/README.md "Collective model"), which
+// SEER_NCCL_MODEL=simple selects; the NCCL model is validated in tests/validation.
+const Env kSimpleModel{{"SEER_NCCL_MODEL", "simple"}};
+
 // The collective model (simcore/README.md "Collective model").
 struct Fabric {
   double bw;  // bytes/s
@@ -104,7 +108,7 @@ TEST_P(CollBench, TimesMatchTheCollectiveModel) {
   } else {
     command = mpirun(s.ranks, bench);
   }
-  const Outcome o = seer_run(s.cluster, dir.path(), command);
+  const Outcome o = seer_run(s.cluster, dir.path(), command, kSimpleModel);
   ASSERT_EQ(o.exit_code, 0) << o.describe();
   const std::vector<Row> rows = parse_table(o.out);
   ASSERT_EQ(rows.size(), 10u) << o.out;
@@ -135,15 +139,19 @@ INSTANTIATE_TEST_SUITE_P(Scales, CollBench,
 // A ring shift: each rank sends to the next and receives from the previous in one group.
 TEST(SendRecv, RingShiftCostsOneTransfer) {
   TempDir dir;
+  // One process drives the 16 GPUs: no rank waits for another outside CUDA.
   const Outcome o = seer_run("dgx-h100:2", dir.path(),
-                             mpirun(16, {example("coll_bench"), "-b", "16M", "-e", "16M", "-n", "4",
-                                         "-w", "1", "-o", "sendrecv"}));
+                             {example("coll_bench"), "-g", "16", "-b", "16M", "-e", "16M", "-n",
+                              "4", "-w", "1", "-o", "sendrecv"},
+                             kSimpleModel);
   ASSERT_EQ(o.exit_code, 0) << o.describe();
   const auto rows = parse_table(o.out);
   ASSERT_EQ(rows.size(), 1u) << o.out;
   // Ranks 7 -> 8 and 15 -> 0 cross nodes: the slowest transfer is 3 us + 16 MiB / 50 GB/s.
   const double want = (3000 + 16.0 * 1048576 * 1e9 / 50e9) / 1e3;
-  EXPECT_NEAR(rows[0].time_us, want, want * 0.01);
+  EXPECT_GE(rows[0].time_us, want * 0.999);
+  // + start skew (see CollBench): two launches (send, recv) per GPU issued before the last pair.
+  EXPECT_LE(rows[0].time_us, want * 1.001 + 16 * 5.0 / 4 + 0.5);
 }
 
 std::string mean_step(const std::string& out) {

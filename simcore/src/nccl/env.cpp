@@ -51,7 +51,8 @@ std::optional<std::string> parse_list(const std::string& var, const std::string&
         return var + "=\"" + value + "\": malformed entry \"" + entry + "\"";
       }
     } else if (e != 0) {
-      return var + "=\"" + value + "\": every entry except the first needs a \"collective:\" prefix";
+      return var + "=\"" + value +
+             "\": every entry except the first needs a \"collective:\" prefix";
     }
     int set = 1;
     if (!list.empty() && list[0] == '^') {

@@ -25,6 +25,23 @@ bool is_nvls(Algo a) { return a == Algo::kNvls || a == Algo::kNvlsTree; }
 bool is_collnet(Algo a) { return a == Algo::kCollNetDirect || a == Algo::kCollNetChain; }
 bool is_ag_rs(Func f) { return f == Func::kAllGather || f == Func::kReduceScatter; }
 
+const char* p2p_kind_label(CollKind kind) {
+  switch (kind) {
+    case CollKind::kAllToAll:
+      return "AlltoAll";
+    case CollKind::kGather:
+      return "Gather";
+    case CollKind::kScatter:
+      return "Scatter";
+    case CollKind::kSend:
+      return "Send";
+    case CollKind::kRecv:
+      return "Recv";
+    default:
+      return "this collective";
+  }
+}
+
 // Path type used for LL128 gating of an algorithm's graph.
 bool ll128_auto(const Version& v, const Graph& g, int sm) {
   bool on;
@@ -80,7 +97,7 @@ void CommModel::tune() {
 
   double net_overhead = 0;
   if (nn > 1) {
-    net_overhead = env_.net_overhead_us >= 0 ? env_.net_overhead_us
+    net_overhead = env_.net_overhead_us >= 0      ? env_.net_overhead_us
                    : topo_.cpu == CpuVendor::kAmd ? 2.0
                                                   : 1.0;
   }
@@ -218,7 +235,9 @@ void CommModel::tune() {
             lat += 2 * (std::min(1, local - 1) * intra_lat + (local - 1) * v.collnet_arity_lat) +
                    inter_lat;
             break;
-          case Algo::kCollNetChain: lat += 2 * (local - 1) * intra_lat + inter_lat; break;
+          case Algo::kCollNetChain:
+            lat += 2 * (local - 1) * intra_lat + inter_lat;
+            break;
           case Algo::kNvls:
             if (r228) {
               lat = intra_lat + (nn > 1 ? inter_lat : 0);
@@ -265,8 +284,8 @@ void CommModel::tune() {
       // supported platforms only, NVLS across nodes only with CollNet.
       bool support = true;
       if (is_collnet(a) && topo_.ppn() > v.max_direct_arity + 1) support = false;
-      if (is_nvls(a) && (!graphs_.nvls_support ||
-                         (f != Func::kAllReduce && topo_.ppn() > v.max_nvls_arity)))
+      if (is_nvls(a) &&
+          (!graphs_.nvls_support || (f != Func::kAllReduce && topo_.ppn() > v.max_nvls_arity)))
         support = false;
       if (a == Algo::kNvls && nn > 1 && !graphs_.collnet_support) support = false;
       for (int pi = 0; pi < kNumProtos; ++pi) {
@@ -309,8 +328,8 @@ Choice CommModel::evaluate(Func f, Algo a, Proto p, uint64_t nbytes, int num_pip
   double bw = bw_[idx(f)][idx(a)][idx(p)];
   double lat = lat_[idx(f)][idx(a)][idx(p)];
   if (bw <= 0) {
-    c.error = std::string(algo_name(a)) + "/" + proto_name(p) + " is not enabled for " +
-              func_name(f);
+    c.error =
+        std::string(algo_name(a)) + "/" + proto_name(p) + " is not enabled for " + func_name(f);
     return c;
   }
   const int log_size = log2i(nbytes >> 6);
@@ -334,7 +353,8 @@ Choice CommModel::evaluate(Func f, Algo a, Proto p, uint64_t nbytes, int num_pip
   int nt = graphs_.max_threads[idx(a)][idx(p)];
   long thr = graphs_.thread_threshold[idx(a)][idx(p)];
   const auto need = [&](int ch, int th, long t) {
-    return nbytes < static_cast<uint64_t>(ch) * static_cast<uint64_t>(th) * static_cast<uint64_t>(t);
+    return nbytes <
+           static_cast<uint64_t>(ch) * static_cast<uint64_t>(th) * static_cast<uint64_t>(t);
   };
   if (a == Algo::kCollNetDirect) {
     const int heads = std::max(1, graphs_.collnet_direct.nchannels);
@@ -368,18 +388,18 @@ Choice CommModel::evaluate(Func f, Algo a, Proto p, uint64_t nbytes, int num_pip
     while (need(nc, nt, thr) && nt % 128 == 0) nt /= 2;
   }
   if (p == Proto::kSimple) {
-    if (a == Algo::kRing) nt += 32;     // extra warp for sync
+    if (a == Algo::kRing) nt += 32;      // extra warp for sync
     if (a == Algo::kTree) nt += 4 * 32;  // split thread model
   }
   nt = nt / 32 < 3 ? 3 * 32 : nt;
   if (r228 && (a == Algo::kTree || a == Algo::kPat)) nt = v.max_threads;
   c.nchannels = nc;
   c.nthreads = nt;
-  c.time_us = seer_time_us(c, f, nbytes);
+  c.time_us = seer_time_us(c, nbytes);
   return c;
 }
 
-double CommModel::seer_time_us(const Choice& c, Func f, uint64_t nbytes) const {
+double CommModel::seer_time_us(const Choice& c, uint64_t nbytes) const {
   double bw = c.bw_GBps;
   if (cal_.channel_scaling && !is_nvls(c.algo) && graphs_.nchannels < graphs_.nchannels_default) {
     bw *= static_cast<double>(graphs_.nchannels) / graphs_.nchannels_default;
@@ -511,7 +531,7 @@ Choice choose(CollKind kind, uint64_t nbytes, const Topo& topo, const Version& v
   const auto f = func_of(kind);
   if (!f) {
     Choice c;
-    c.error = std::string(coll_kind_name(kind)) +
+    c.error = std::string(p2p_kind_label(kind)) +
               " is a grouped send/recv in NCCL: no collective cost model (use p2p_estimate)";
     return c;
   }
@@ -525,30 +545,30 @@ std::vector<Choice> all_candidates(CollKind kind, uint64_t nbytes, const Topo& t
   return CommModel(topo, ver, env, cal).candidates(*f, nbytes);
 }
 
-P2pEstimate p2p_estimate(uint64_t bytes, bool same_node, const Topo& topo, const Version& ver,
-                         const Env& env, const Calibration& cal) {
+P2pEstimate CommModel::p2p(uint64_t bytes, bool same_node) const {
   P2pEstimate e;
-  const CommGraphs g = compute_graphs(topo, ver, env);
-  const double link = ver.nvlink_link_bw(topo.sm);
+  if (!ok()) return e;
+  const Version& ver = *ver_;
+  const double link = ver.nvlink_link_bw(topo_.sm);
   Hw hw;
   double bw;
   int nch;
   if (same_node) {
-    nch = std::max(1, g.p2p_channels_per_peer);
-    if (topo.intra == IntraKind::kPcie) {
+    nch = std::max(1, graphs_.p2p_channels_per_peer);
+    if (topo_.intra == IntraKind::kPcie) {
       hw = Hw::kPci;
-      bw = topo.pcie_gbps;
+      bw = topo_.pcie_gbps;
     } else {
       hw = Hw::kNvlink;
-      const int links = topo.intra == IntraKind::kNvLinkMesh && topo.ppn() > 1
-                            ? std::max(1, topo.nvlink_links / (topo.ppn() - 1))
-                            : topo.nvlink_links;
+      const int links = topo_.intra == IntraKind::kNvLinkMesh && topo_.ppn() > 1
+                            ? std::max(1, topo_.nvlink_links / (topo_.ppn() - 1))
+                            : topo_.nvlink_links;
       bw = links * link;
     }
   } else {
     hw = Hw::kNet;
-    nch = 2;
-    bw = std::min(topo.nic_gbps, topo.pcie_gbps);
+    nch = 2;  // NCCL: 2 channels per remote peer (one NIC)
+    bw = std::min(topo_.nic_gbps, topo_.pcie_gbps);
   }
   if (bw <= 0) bw = ver.pci_bw;
   const uint64_t ll_threshold = static_cast<uint64_t>(nch) * 16384;  // NCCL_P2P_LL_THRESHOLD
@@ -556,21 +576,29 @@ P2pEstimate p2p_estimate(uint64_t bytes, bool same_node, const Topo& topo, const
   e.nchannels = nch;
   e.lat_us = ver.base_lat[idx(Algo::kRing)][idx(e.proto)] +
              ver.hw_lat[idx(hw)][idx(Algo::kRing)][idx(e.proto)] +
-             (hw == Hw::kNet ? topo.net_latency_us : 0);
+             (hw == Hw::kNet ? topo_.net_latency_us : 0);
   e.bw_GBps = e.proto == Proto::kLL ? bw * 0.5 : bw;
-  e.time_us = cal.launch_us + e.lat_us + static_cast<double>(bytes) / (1000.0 * e.bw_GBps);
+  e.time_us = cal_.launch_us + e.lat_us + static_cast<double>(bytes) / (1000.0 * e.bw_GBps);
   return e;
+}
+
+P2pEstimate p2p_estimate(uint64_t bytes, bool same_node, const Topo& topo, const Version& ver,
+                         const Env& env, const Calibration& cal) {
+  return CommModel(topo, ver, env, cal).p2p(bytes, same_node);
 }
 
 double bus_factor(CollKind kind, int nranks) {
   const double n = nranks;
   if (nranks <= 1) return 1.0;
   switch (kind) {
-    case CollKind::kAllReduce: return 2.0 * (n - 1) / n;
+    case CollKind::kAllReduce:
+      return 2.0 * (n - 1) / n;
     case CollKind::kAllGather:
     case CollKind::kReduceScatter:
-    case CollKind::kAllToAll: return (n - 1) / n;
-    default: return 1.0;
+    case CollKind::kAllToAll:
+      return (n - 1) / n;
+    default:
+      return 1.0;
   }
 }
 

@@ -10,11 +10,11 @@
 // perfect graph), channel duplication (speed >= 25 GB/s), pass 2 (2.28: raise Ring speed and
 // NVLS inter-node speed while the channels still fit). See README.md for what is simplified.
 
+#include "seer/simcore/nccl/topo.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
-
-#include "seer/simcore/nccl/topo.h"
 
 namespace seer::sim::nccl {
 
@@ -44,10 +44,12 @@ int floor_div(double cap, double s) {
 // Sends one GPU can make per channel set at speed s over its intra-node fabric.
 int intra_sends(const Res& r, double s) {
   switch (r.intra) {
-    case IntraKind::kNvSwitch: return floor_div(r.nv_total, s);
+    case IntraKind::kNvSwitch:
+      return floor_div(r.nv_total, s);
     case IntraKind::kNvLinkMesh:
       return std::min(floor_div(r.nv_total, s), (r.ppn - 1) * floor_div(r.nv_peer, s));
-    case IntraKind::kPcie: return floor_div(r.pcie, s);
+    case IntraKind::kPcie:
+      return floor_div(r.pcie, s);
   }
   return 0;
 }
@@ -229,13 +231,19 @@ Topo Topo::dgx_b200(int nodes) {
 
 const Graph& CommGraphs::of(Algo a) const {
   switch (a) {
-    case Algo::kTree: return tree;
-    case Algo::kRing: return ring;
-    case Algo::kCollNetDirect: return collnet_direct;
-    case Algo::kCollNetChain: return collnet_chain;
+    case Algo::kTree:
+      return tree;
+    case Algo::kRing:
+      return ring;
+    case Algo::kCollNetDirect:
+      return collnet_direct;
+    case Algo::kCollNetChain:
+      return collnet_chain;
     case Algo::kNvls:
-    case Algo::kNvlsTree: return nvls;
-    case Algo::kPat: return tree;
+    case Algo::kNvlsTree:
+      return nvls;
+    case Algo::kPat:
+      return tree;
   }
   return ring;
 }
@@ -267,9 +275,9 @@ CommGraphs compute_graphs(const Topo& topo, const Version& v, const Env& env) {
     r.max_bw = topo.intra == IntraKind::kPcie ? r.pcie : r.nv_peer;
   }
 
-  const PathType type_intra = r.ppn == 1                          ? PathType::kLoc
+  const PathType type_intra = r.ppn == 1                       ? PathType::kLoc
                               : topo.intra == IntraKind::kPcie ? topo.pcie_path
-                                                                : PathType::kNvl;
+                                                               : PathType::kNvl;
   const PathType type_inter = r.multi ? topo.nic_path : PathType::kPix;
 
   // Ring (MAXCHANNELS/2 search channels at most).
@@ -342,7 +350,8 @@ CommGraphs compute_graphs(const Topo& topo, const Version& v, const Env& env) {
     const int p2p_n = pow2_up(nch);
     int per_peer = p2p_n;
     if (r.ppn > 1) {
-      const int nvl = topo.intra == IntraKind::kPcie ? 2 : 2 * std::max(1, static_cast<int>(r.nv_peer / link));
+      const int nvl =
+          topo.intra == IntraKind::kPcie ? 2 : 2 * std::max(1, static_cast<int>(r.nv_peer / link));
       per_peer = std::min(per_peer, nvl);
     }
     if (r.multi) per_peer = std::min(per_peer, 2);

@@ -5,8 +5,8 @@
 namespace seer::sim::nccl {
 
 namespace {
-constexpr const char* kAlgoNames[kNumAlgos] = {"Tree", "Ring",     "CollNetDirect", "CollNetChain",
-                                               "NVLS", "NVLSTree", "PAT"};
+constexpr const char* kAlgoNames[kNumAlgos] = {
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
 constexpr const char* kProtoNames[kNumProtos] = {"LL", "LL128", "Simple"};
 constexpr const char* kFuncNames[kNumFuncs] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter",
                                                "AllReduce"};
@@ -18,28 +18,44 @@ const char* func_name(Func f) { return kFuncNames[idx(f)]; }
 
 const char* arch_name(Arch a) {
   switch (a) {
-    case Arch::kVolta: return "Volta";
-    case Arch::kAmpere: return "Ampere";
-    case Arch::kHopper: return "Hopper";
-    case Arch::kBlackwell: return "Blackwell";
+    case Arch::kVolta:
+      return "Volta";
+    case Arch::kAmpere:
+      return "Ampere";
+    case Arch::kHopper:
+      return "Hopper";
+    case Arch::kBlackwell:
+      return "Blackwell";
   }
   return "?";
 }
 
 const char* path_name(PathType p) {
   switch (p) {
-    case PathType::kLoc: return "LOC";
-    case PathType::kNvl: return "NVL";
-    case PathType::kNvb: return "NVB";
-    case PathType::kC2c: return "C2C";
-    case PathType::kPix: return "PIX";
-    case PathType::kPxb: return "PXB";
-    case PathType::kP2c: return "P2C";
-    case PathType::kPxn: return "PXN";
-    case PathType::kPhb: return "PHB";
-    case PathType::kSys: return "SYS";
-    case PathType::kNet: return "NET";
-    case PathType::kDis: return "DIS";
+    case PathType::kLoc:
+      return "LOC";
+    case PathType::kNvl:
+      return "NVL";
+    case PathType::kNvb:
+      return "NVB";
+    case PathType::kC2c:
+      return "C2C";
+    case PathType::kPix:
+      return "PIX";
+    case PathType::kPxb:
+      return "PXB";
+    case PathType::kP2c:
+      return "P2C";
+    case PathType::kPxn:
+      return "PXN";
+    case PathType::kPhb:
+      return "PHB";
+    case PathType::kSys:
+      return "SYS";
+    case PathType::kNet:
+      return "NET";
+    case PathType::kDis:
+      return "DIS";
   }
   return "?";
 }
@@ -67,12 +83,18 @@ std::optional<Func> func_from_name(const char* s) {
 
 std::optional<Func> func_of(CollKind kind) {
   switch (kind) {
-    case CollKind::kAllReduce: return Func::kAllReduce;
-    case CollKind::kBroadcast: return Func::kBroadcast;
-    case CollKind::kReduce: return Func::kReduce;
-    case CollKind::kAllGather: return Func::kAllGather;
-    case CollKind::kReduceScatter: return Func::kReduceScatter;
-    default: return std::nullopt;
+    case CollKind::kAllReduce:
+      return Func::kAllReduce;
+    case CollKind::kBroadcast:
+      return Func::kBroadcast;
+    case CollKind::kReduce:
+      return Func::kReduce;
+    case CollKind::kAllGather:
+      return Func::kAllGather;
+    case CollKind::kReduceScatter:
+      return Func::kReduceScatter;
+    default:
+      return std::nullopt;
   }
 }
 

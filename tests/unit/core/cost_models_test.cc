@@ -52,7 +52,9 @@ OpDesc Copy(OpKind kind, uint64_t bytes, bool pinned = true) {
 constexpr uint64_t kMiB = 1 << 20;
 
 TEST(GpuCatalog, KnownModelsAndLimits) {
-  EXPECT_EQ(gpu_catalog_names(),
+  const std::vector<std::string> names = gpu_catalog_names();
+  ASSERT_GE(names.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 3),
             (std::vector<std::string>{"H100-SXM-80GB", "A100-SXM-80GB", "H200-SXM-141GB"}));
   const GpuSpec h = H100();
   EXPECT_EQ(h.sm_count, 132);

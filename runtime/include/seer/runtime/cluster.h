@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "seer/netsim/cluster_shape.h"
 #include "seer/simcore/cost_models.h"
 #include "seer/simcore/gpu_spec.h"
 
@@ -17,6 +18,10 @@ struct ClusterSpec {
   int gpus_per_node = 1;
   sim::GpuSpec gpu;
   sim::NodeLinks links;
+  // The network: scale-up domain, NIC rails and the scale-out fat-tree (netsim builds it).
+  net::ClusterShape shape;
+  double payload_efficiency = 0.95;  // share of NIC line rate NCCL payload reaches
+  bool ecmp = true;
 };
 
 // Errors in a cluster description: the message names the field and the offending value.

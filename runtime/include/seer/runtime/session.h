@@ -25,7 +25,7 @@ struct SessionOptions {
   // back its clock catches up with the simulation, which depends on real timing: modeled mode,
   // whose results must not, waits much longer before parking.
   int64_t park_after_ms = 100;
-  int64_t park_after_ms_modeled = 2000;
+  int64_t park_after_ms_modeled = 400;
   // Real seconds without simulated progress while a rank waits before a hang warning is printed.
   double hang_warning_s = 10;
   // Real seconds after which ranks that all wait in Seer or sit outside CUDA (parked) while
@@ -33,6 +33,10 @@ struct SessionOptions {
   double deadlock_grace_s = 3;
   // Real seconds to wait for ranks announced by WORLD_SIZE & co. that never make a CUDA call.
   double join_timeout_s = 120;
+  // "nccl": NCCL's own model with the data on the simulated network (default); "simple": the
+  // ring formula of simcore/README.md "Collective model".
+  std::string nccl_model = "nccl";
+  int nccl_version = 22809;  // the NCCL release whose constants the model uses
 };
 
 // One process that joined the simulation, as the report sees it.

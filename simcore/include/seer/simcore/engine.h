@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "seer/simcore/collective_model.h"
+#include "seer/simcore/collective_network.h"
 #include "seer/simcore/cost_models.h"
 #include "seer/simcore/gpu_spec.h"
 #include "seer/simcore/op.h"
@@ -46,6 +47,11 @@ class Engine {
   bool submit(int process, uint64_t stream, Time t, const OpDesc& op);
   bool record_event(int process, uint64_t event, uint64_t stream, Time t);
   bool stream_wait_event(int process, uint64_t stream, uint64_t event, Time t);
+
+  // Times collectives with NCCL's model and moves their data as flows on the cluster's network
+  // (otherwise: the simple collective model of collective_model.h).
+  void set_network(NetworkConfig config);
+  bool networked() const { return net_ != nullptr; }
 
   // NCCL. A communicator's ranks in order, as global GPU indices.
   void add_comm(uint64_t comm, const std::vector<int>& gpus);
@@ -201,6 +207,10 @@ class Engine {
   void wait_ops(const std::vector<OpId>& ops, uint64_t token);
   void schedule(Time t, Phase phase, OpId id);
   void arrive_collective(OpId id);
+  void start_networked_collective(const std::vector<OpId>& ops, const CollPart& part,
+                                  uint64_t comm);
+  void transfer_done(OpId send_op, OpId recv_op, Time end);
+  void on_network_done(uint64_t token);
   void complete_collective_op(OpId id, Time start, Time end);
 
   WaitListener& listener_;
@@ -222,6 +232,13 @@ class Engine {
   std::map<TransferKey, Transfer> transfers_;
   std::vector<std::string> errors_;
   uint32_t pending_coll_ = UINT32_MAX;
+  struct NetTask {
+    std::vector<OpId> ops;                            // a collective's ops (every rank)
+    OpId send_op = UINT32_MAX, recv_op = UINT32_MAX;  // or one send/recv transfer
+  };
+  std::unique_ptr<CollectiveNetwork> net_;
+  std::map<uint64_t, NetTask> net_tasks_;
+  uint64_t next_net_token_ = 1;
   Time now_ = 0;
   size_t pending_ops_ = 0;
 };

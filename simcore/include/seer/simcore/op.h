@@ -76,11 +76,16 @@ struct OpDesc {
   int nranks = 0;
   CollKind coll = CollKind::kAllReduce;
   int parts = 0;
+  // The NCCL model's choice (-1: the simple model timed it) and its channel count.
+  int8_t algo = -1;
+  int8_t proto = -1;
+  int16_t nchannels = 0;
   // Library calls: GEMM shape and element type (simcore gemm DType), or bytes for memory-bound
   // routines (gemm == false). `kernel` names the call in reports.
   bool gemm = false;
   int64_t m = 0, n = 0, k = 0, batch = 1;
   int dtype = 0;
+  int compute = -1;  // math pipe (gemm DType); -1: the element type's
 };
 
 // Where each kernel's duration came from (the report shows the shares).

@@ -20,11 +20,11 @@ struct Env {
   bool proto_set = false;  // NCCL_PROTO was given (and parsed)
   std::string algo_str, proto_str;
 
-  int min_nchannels = -1;  // NCCL_MIN_NCHANNELS (-1: unset)
-  int max_nchannels = -1;  // NCCL_MAX_NCHANNELS (-1: unset)
-  int nvls_enable = -1;    // NCCL_NVLS_ENABLE (-1 unset: NVLS where supported; 0 off)
-  int collnet_enable = -1; // NCCL_COLLNET_ENABLE (-1 unset: follow Topo::collnet; 0 off; 1 on)
-  int pat_enable = -1;     // NCCL_PAT_ENABLE (-1 unset = NCCL's 2: automatic)
+  int min_nchannels = -1;       // NCCL_MIN_NCHANNELS (-1: unset)
+  int max_nchannels = -1;       // NCCL_MAX_NCHANNELS (-1: unset)
+  int nvls_enable = -1;         // NCCL_NVLS_ENABLE (-1 unset: NVLS where supported; 0 off)
+  int collnet_enable = -1;      // NCCL_COLLNET_ENABLE (-1 unset: follow Topo::collnet; 0 off; 1 on)
+  int pat_enable = -1;          // NCCL_PAT_ENABLE (-1 unset = NCCL's 2: automatic)
   double net_overhead_us = -1;  // NCCL_NET_OVERHEAD (given in ns; -1 unset)
 
   // One message per rejected variable. A rejected variable keeps NCCL's default, as NCCL does

@@ -49,14 +49,27 @@ struct Calibration {
   }
 };
 
+// Point-to-point message (one ncclSend/ncclRecv pair). NCCL has no cost model for p2p; this is
+// Seer's estimate built from NCCL's constants: protocol LL up to NCCL_P2P_LL_THRESHOLD (16 KiB)
+// per channel, Simple above; latency = Ring base latency + one hop (NVLink/PCIe same node, NET
+// otherwise); bandwidth = the GPU's NVLink (or PCIe) bandwidth same node, one NIC path otherwise
+// (NCCL uses 2 channels per remote peer, one NIC), halved for LL.
+struct P2pEstimate {
+  Proto proto = Proto::kSimple;
+  int nchannels = 0;
+  double lat_us = 0;
+  double bw_GBps = 0;
+  double time_us = 0;  // launch_us + lat_us + bytes / (1000 * bw_GBps)
+};
+
 // One (algorithm, protocol) for one call.
 struct Choice {
   bool ok = false;
   std::string error;  // why nothing is available (NCCL: "no algorithm/protocol available")
   Algo algo = Algo::kRing;
   Proto proto = Proto::kSimple;
-  int nchannels = 0;  // channels (CTAs) this call uses after NCCL's per-call reduction
-  int nthreads = 0;   // threads per CTA
+  int nchannels = 0;   // channels (CTAs) this call uses after NCCL's per-call reduction
+  int nthreads = 0;    // threads per CTA
   double lat_us = 0;   // NCCL latency x latCount (after the Ring/Simple multi-node plateau factor)
   double bw_GBps = 0;  // NCCL algorithm bandwidth used (after the Tree correction factor)
   double nccl_us = 0;  // NCCL's estimate: lat_us + nbytes / (1000 * bw_GBps); what NCCL minimises
@@ -70,7 +83,9 @@ class CommModel {
             const Calibration& cal = Calibration());
 
   bool ok() const { return error_.empty(); }
-  const std::string& error() const { return error_; }  // invalid topology / environment
+  // Why the topology is unusable (choose() then returns ok=false). Environment problems are in
+  // env().errors: rejected variables keep NCCL's defaults, as in NCCL.
+  const std::string& error() const { return error_; }
   const Topo& topo() const { return topo_; }
   const Version& ver() const { return *ver_; }
   const Env& env() const { return env_; }
@@ -89,13 +104,16 @@ class CommModel {
   // Evaluates one (algorithm, protocol) even when it would not be chosen; ok=false if disabled.
   Choice evaluate(Func f, Algo a, Proto p, uint64_t nbytes, int num_pipe_ops = 1) const;
 
+  // One point-to-point message to a peer on the same node or another node (see P2pEstimate).
+  P2pEstimate p2p(uint64_t bytes, bool same_node) const;
+
   // A human-readable dump of graphs and tables, like NCCL_DEBUG=INFO's TUNING lines.
   std::string describe() const;
 
  private:
   void tune();
   bool algo_supported(Func f, Algo a) const;
-  double seer_time_us(const Choice& c, Func f, uint64_t nbytes) const;
+  double seer_time_us(const Choice& c, uint64_t nbytes) const;
 
   Topo topo_;
   const Version* ver_;
@@ -116,18 +134,6 @@ std::vector<Choice> all_candidates(CollKind kind, uint64_t nbytes, const Topo& t
                                    const Version& ver, const Env& env,
                                    const Calibration& cal = Calibration());
 
-// Point-to-point message (one ncclSend/ncclRecv pair). NCCL has no cost model for p2p; this is
-// Seer's estimate built from NCCL's constants: protocol LL up to NCCL_P2P_LL_THRESHOLD (16 KiB)
-// per channel, Simple above; latency = Ring base latency + one hop (NVLink/PCIe same node, NET
-// otherwise); bandwidth = the GPU's NVLink (or PCIe) bandwidth same node, one NIC path otherwise
-// (NCCL uses 2 channels per remote peer, one NIC), halved for LL.
-struct P2pEstimate {
-  Proto proto = Proto::kSimple;
-  int nchannels = 0;
-  double lat_us = 0;
-  double bw_GBps = 0;
-  double time_us = 0;  // launch_us + lat_us + bytes / (1000 * bw_GBps)
-};
 P2pEstimate p2p_estimate(uint64_t bytes, bool same_node, const Topo& topo, const Version& ver,
                          const Env& env = Env(), const Calibration& cal = Calibration());
 

@@ -32,9 +32,9 @@ struct Topo {
   int nics_per_node = 0;
   double nic_gbps = 0;  // per NIC, GB/s (NCCL: port speed in Mb/s / 8000; 400 Gb/s -> 50)
   PathType nic_path = PathType::kPix;  // GPU-NIC path class (PIX: NIC on the GPU's PCIe switch)
-  double net_latency_us = 0;  // the net plugin's reported latency (IB reports 0)
-  bool nvls = false;     // NVLink SHARP (NVSwitch multicast) available
-  bool collnet = false;  // CollNet / InfiniBand SHARP available
+  double net_latency_us = 0;           // the net plugin's reported latency (IB reports 0)
+  bool nvls = false;                   // NVLink SHARP (NVSwitch multicast) available
+  bool collnet = false;                // CollNet / InfiniBand SHARP available
   CpuVendor cpu = CpuVendor::kIntel;
 
   int ppn() const { return nnodes > 0 ? nranks / nnodes : nranks; }
@@ -49,7 +49,7 @@ struct Topo {
 };
 
 struct Graph {
-  int nchannels = 0;  // search channels (before NCCL duplicates them for the kernels)
+  int nchannels = 0;    // search channels (before NCCL duplicates them for the kernels)
   double bw_intra = 0;  // GB/s per channel inside a node
   double bw_inter = 0;  // GB/s per channel across nodes
   PathType type_intra = PathType::kLoc;

@@ -29,7 +29,20 @@ inline constexpr int kNumArchs = 4;
 
 // NCCL's path types, ordered from closest to farthest (PATH_LOC ... PATH_DIS of NCCL 2.28;
 // 2.18 lacks C2C and P2C, which keeps the relative order of the others).
-enum class PathType : uint8_t { kLoc, kNvl, kNvb, kC2c, kPix, kPxb, kP2c, kPxn, kPhb, kSys, kNet, kDis };
+enum class PathType : uint8_t {
+  kLoc,
+  kNvl,
+  kNvb,
+  kC2c,
+  kPix,
+  kPxb,
+  kP2c,
+  kPxn,
+  kPhb,
+  kSys,
+  kNet,
+  kDis
+};
 
 // Hardware classes of NCCL's latency tables.
 enum class Hw : uint8_t { kNvlink, kPci, kNet };
@@ -37,7 +50,7 @@ inline constexpr int kNumHw = 3;
 
 const char* algo_name(Algo a);    // NCCL's spelling: "Tree", "Ring", ..., "NVLSTree", "PAT"
 const char* proto_name(Proto p);  // "LL", "LL128", "Simple"
-const char* func_name(Func f);    // "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"
+const char* func_name(Func f);  // "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"
 const char* arch_name(Arch a);
 const char* path_name(PathType p);
 

@@ -21,21 +21,21 @@ using LatTable = std::array<std::array<double, kNumProtos>, kNumAlgos>;  // [alg
 using ArchNodeTable = std::array<std::array<double, 3>, kNumArchs>;      // [arch][1|2|>=3 nodes]
 
 struct Version {
-  int code = 0;            // NCCL_VERSION_CODE of the release the constants come from
-  const char* name = "";   // "2.28.9"
-  const char* source = ""; // the git tag they were read from
+  int code = 0;             // NCCL_VERSION_CODE of the release the constants come from
+  const char* name = "";    // "2.28.9"
+  const char* source = "";  // the git tag they were read from
   Rules rules = Rules::k2_28;
 
   // --- tuning.cc ---
-  LatTable base_lat{};                      // baseLatencies
-  std::array<LatTable, kNumHw> hw_lat{};    // hwLatencies [NVLink|PCI|NET][algo][proto]
+  LatTable base_lat{};                    // baseLatencies
+  std::array<LatTable, kNumHw> hw_lat{};  // hwLatencies [NVLink|PCI|NET][algo][proto]
   // llMaxBws: rows 0..3 are indexed by the GPU architecture on one node, and on several nodes by
   // the CPU vendor (row 0 Intel/other, row 1 AMD); columns 1 node / 2 nodes / >= 3 nodes.
   ArchNodeTable ll_max_bw{};
   ArchNodeTable per_ch_max_ring_ll128_bw{};
   ArchNodeTable per_ch_max_tree_ll128_bw{};
   ArchNodeTable per_ch_max_tree_bw{};
-  ArchNodeTable per_ch_max_nvls_tree_bw{};  // 2.28 only (2.18 has no NVLSTree cap)
+  ArchNodeTable per_ch_max_nvls_tree_bw{};          // 2.28 only (2.18 has no NVLSTree cap)
   std::array<double, kNumArchs> nvls_efficiency{};  // 2.28 only
   // treeCorrectionFactor [proto][log2(nBytes/64)], 64 B .. 256 MiB
   std::array<std::array<double, 23>, kNumProtos> tree_correction{};
@@ -44,13 +44,13 @@ struct Version {
   double collnet_arity_lat = 0.4;         // CollNetDirect per-local-rank serialization (us)
 
   // --- device.h / comm.h ---
-  int max_channels = 64;    // MAXCHANNELS
-  int max_nvls_arity = 32;  // NCCL_MAX_NVLS_ARITY
-  int max_direct_arity = 7; // NCCL_MAX_DIRECT_ARITY (CollNetDirect: up to arity+1 local GPUs)
+  int max_channels = 64;     // MAXCHANNELS
+  int max_nvls_arity = 32;   // NCCL_MAX_NVLS_ARITY
+  int max_direct_arity = 7;  // NCCL_MAX_DIRECT_ARITY (CollNetDirect: up to arity+1 local GPUs)
   int simple_max_threads = 512, ll_max_threads = 512, ll128_max_threads = 640, max_threads = 640;
   int ll_thread_threshold = 8, ll128_thread_threshold = 8, simple_thread_threshold = 64;
   int collnet_thread_threshold = 512;
-  int max_dev_work_batch_colls = 1;  // latCount divisor for non-ring algorithms (aggregation)
+  int max_dev_work_batch_colls = 9;  // latCount divisor for non-ring algorithms (aggregation)
 
   // --- topo.h: per-link NVLink bandwidth by SM, PCIe, local ---
   double nvlink_bw_sm80 = 20.0, nvlink_bw_sm86 = 12.0, nvlink_bw_sm90 = 20.6,
@@ -59,8 +59,8 @@ struct Version {
   double loc_bw = 5000.0;
 
   // --- search.cc: per-channel speed ladders (GB/s) ---
-  std::vector<double> speed_intra, speed_inter;            // before SM90
-  std::vector<double> speed_intra_sm90, speed_inter_sm90;  // SM90
+  std::vector<double> speed_intra, speed_inter;              // before SM90
+  std::vector<double> speed_intra_sm90, speed_inter_sm90;    // SM90
   std::vector<double> speed_intra_sm100, speed_inter_sm100;  // SM100 (2.28; 2.18 uses SM90's)
 
   // --- transport/nvls.cc ---
