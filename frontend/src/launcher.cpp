@@ -24,7 +24,8 @@ std::string library_dir() {
 
 std::string preload_value(const std::string& lib_dir, const char* existing) {
   std::string v;
-  for (const char* lib : {"libseer_client.so", "libcudart.so.13", "libnccl.so.2", "libcuda.so.1"}) {
+  for (const char* lib : {"libseer_client.so", "libcudart.so.13", "libnccl.so.2", "libcublas.so.13",
+                          "libcublasLt.so.13", "libcuda.so.1"}) {
     const std::string path = lib_dir + "/" + lib;
     if (!std::filesystem::exists(path)) continue;
     v += (v.empty() ? "" : ":") + path;

@@ -239,13 +239,13 @@ std::string trace_json(const Session& session, const SessionResult& result) {
                       {"args", {{"name", name}}}});
   }
   for (const sim::OpRecord& r : e.records()) {
-    std::string name = r.desc.kind == sim::OpKind::kKernel ? e.kernel_name(r.desc.kernel)
-                                                           : sim::op_kind_name(r.desc.kind);
+    const bool named = r.desc.kind == sim::OpKind::kKernel || r.desc.kind == sim::OpKind::kLibrary;
+    std::string name = named ? e.kernel_name(r.desc.kernel) : sim::op_kind_name(r.desc.kind);
     if (r.desc.kind == sim::OpKind::kCollective)
       name = std::string("nccl") + sim::coll_kind_name(r.desc.coll);
     ordered_json ev = {{"ph", "X"},
                        {"name", name},
-                       {"cat", r.desc.kind == sim::OpKind::kKernel       ? "kernel"
+                       {"cat", named                                     ? "kernel"
                                : r.desc.kind == sim::OpKind::kCollective ? "nccl"
                                                                          : "memory"},
                        {"pid", r.process},

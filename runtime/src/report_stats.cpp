@@ -22,7 +22,7 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
     GpuStats& g = gpus[r.gpu];
     intervals[r.gpu].emplace_back(r.start, r.end);
     s.total_op_ns += d;
-    if (r.desc.kind == sim::OpKind::kKernel) {
+    if (r.desc.kind == sim::OpKind::kKernel || r.desc.kind == sim::OpKind::kLibrary) {
       ++g.kernels;
       g.kernel_ns += d;
       if (r.source == sim::TimeSource::kGenericKernel) s.generic_kernel_ns += d;

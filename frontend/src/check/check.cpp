@@ -311,20 +311,28 @@ void add_check_options(CLI::App& cmd, CheckOptions& o, CLI::Option*& max_regress
                  "Write the results as JUnit XML to this file (parent directories are created)");
 }
 
+// prepare() with its errors reported; returns false after an input error (exit 2). A baseline
+// that cannot be read is recorded in the JUnit file too, when that path is known to be good.
+bool prepare_reporting(const CheckOptions& options, Plan& plan, const std::string& who) {
+  try {
+    prepare(options, plan);
+    return true;
+  } catch (const InputError& e) {
+    if (!options.baseline.empty() && !plan.baseline && !plan.junit.empty()) {
+      input_failure(plan, who, "baseline", e.what());
+    } else {
+      print_error(who, e.what());
+    }
+    return false;
+  }
+}
+
 }  // namespace
 
 int check_summary(const std::string& summary_path, const CheckOptions& options, std::ostream& out,
                   const std::string& who) {
   Plan plan;
-  try {
-    prepare(options, plan);
-  } catch (const InputError& e) {
-    if (!options.baseline.empty() && !plan.baseline && !plan.junit.empty()) {
-      return input_failure(plan, who, "baseline", e.what());
-    }
-    print_error(who, e.what());
-    return kExitUsage;
-  }
+  if (!prepare_reporting(options, plan, who)) return kExitUsage;
   plan.properties.insert(plan.properties.begin(), {"summary", summary_path});
   return execute(plan, summary_path, out, who, {});
 }
@@ -364,16 +372,14 @@ int RunChecks::run(const std::string& out_dir, const std::function<int()>& run_p
   if (!options_.any()) return run_program();
   const std::string who = "seer run: check";
   Plan plan;
-  try {
-    if (out_dir.empty()) {
-      throw InputError(
-          "--assert, --baseline, --max-regression and --junit need --out DIR (where the summary "
-          "to check is written)");
-    }
-    prepare(options_, plan);
-  } catch (const InputError& e) {
-    print_error(who, e.what());
+  if (out_dir.empty()) {
+    print_error(who,
+                "--assert, --baseline, --max-regression and --junit need --out DIR (where the "
+                "summary to check is written)");
     return kExitUsage;
+  }
+  try {
+    if (!prepare_reporting(options_, plan, who)) return kExitUsage;
   } catch (const std::exception& e) {
     print_error(who, std::string("internal error: ") + e.what());
     return kExitInternal;
