@@ -183,6 +183,12 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
   const Gpu& g = gpus_[op.gpu];
   switch (op.desc.kind) {
     case OpKind::kKernel:
+      if (kernel_lookup_) {
+        if (auto t = kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], op.desc.geometry)) {
+          source = TimeSource::kDatabase;
+          return *t;
+        }
+      }
       source = TimeSource::kGenericKernel;
       return generic_kernel_ns(g.spec, op.desc.geometry);
     case OpKind::kLibrary:

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <queue>
@@ -47,6 +48,12 @@ class Engine {
   bool submit(int process, uint64_t stream, Time t, const OpDesc& op);
   bool record_event(int process, uint64_t event, uint64_t stream, Time t);
   bool stream_wait_event(int process, uint64_t stream, uint64_t event, Time t);
+
+  // Measured durations (the kernel database) take precedence over every model: given the GPU,
+  // a kernel's name and its launch geometry, the lookup returns the duration when it knows it.
+  using KernelLookup = std::function<std::optional<Time>(const GpuSpec&, const std::string& name,
+                                                         const LaunchGeometry&)>;
+  void set_kernel_lookup(KernelLookup lookup) { kernel_lookup_ = std::move(lookup); }
 
   // Times collectives with NCCL's model and moves their data as flows on the cluster's network
   // (otherwise: the simple collective model of collective_model.h).
@@ -237,6 +244,7 @@ class Engine {
     OpId send_op = UINT32_MAX, recv_op = UINT32_MAX;  // or one send/recv transfer
   };
   std::unique_ptr<CollectiveNetwork> net_;
+  KernelLookup kernel_lookup_;
   std::map<uint64_t, NetTask> net_tasks_;
   uint64_t next_net_token_ = 1;
   Time now_ = 0;
