@@ -25,6 +25,7 @@
 //   mean step time (steps 2..N): <ms> ms
 //   mean chrono step time (steps 2..N): <ms> ms
 
+#include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #define OMPI_SKIP_MPICXX 1  // the MPI C API is all these programs use
@@ -40,6 +41,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -156,81 +158,6 @@ __device__ __forceinline__ float from_f<float>(float x) {
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) {
   return __float2bfloat16(x);
-}
-
-constexpr int kTile = 64;  // output tile of a GEMM block (64x64, 4x4 per thread)
-constexpr int kTileK = 16;
-
-// C[M,N] = op(A)[M,K] * op(B)[K,N] (+ beta * C) (+ residual). op(A) = A^T when TA (A stored K x M),
-// op(B) = B^T when TB (B stored N x K). Row-major. 16x16 threads.
-template <bool TA, bool TB, typename TC>
-__global__ void __launch_bounds__(256)
-    gemm_kernel(int M, int N, int K, const float* __restrict__ A, const float* __restrict__ B,
-                TC* C, float beta, const float* __restrict__ residual) {
-  __shared__ float as[kTileK][kTile];
-  __shared__ float bs[kTileK][kTile];
-  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 16 + tx;
-  const int m0 = blockIdx.y * kTile, n0 = blockIdx.x * kTile;
-  float acc[4][4] = {};
-  for (int k0 = 0; k0 < K; k0 += kTileK) {
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int idx = tid + e * 256;
-      int m, k;
-      if constexpr (TA) {
-        k = idx / kTile;
-        m = idx % kTile;
-      } else {
-        m = idx / kTileK;
-        k = idx % kTileK;
-      }
-      float a = 0.f;
-      if (m0 + m < M && k0 + k < K)
-        a = TA ? A[size_t(k0 + k) * M + m0 + m] : A[size_t(m0 + m) * K + k0 + k];
-      as[k][m] = a;
-      int n;
-      if constexpr (TB) {
-        n = idx / kTileK;
-        k = idx % kTileK;
-      } else {
-        k = idx / kTile;
-        n = idx % kTile;
-      }
-      float b = 0.f;
-      if (n0 + n < N && k0 + k < K)
-        b = TB ? B[size_t(n0 + n) * K + k0 + k] : B[size_t(k0 + k) * N + n0 + n];
-      bs[k][n] = b;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < kTileK; ++k) {
-      float a[4], b[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        a[i] = as[k][ty + 16 * i];
-        b[i] = bs[k][tx + 16 * i];
-      }
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();
-  }
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int m = m0 + ty + 16 * i, n = n0 + tx + 16 * j;
-      if (m < M && n < N) {
-        const size_t o = size_t(m) * N + n;
-        float v = acc[i][j];
-        if (residual) v += residual[o];
-        if (beta != 0.f) v += beta * to_f(C[o]);
-        C[o] = from_f<TC>(v);
-      }
-    }
-  }
 }
 
 // Sum over a block of 256 threads; every thread gets the total.
@@ -367,11 +294,38 @@ static unsigned blocks_for(size_t n) {
   return static_cast<unsigned>(std::min<size_t>((n + 255) / 256, 16384));
 }
 
+// The layers' matrix products go through cuBLAS (TF32 tensor cores, FP32 data), as a framework's
+// would: C[m x n] = op(A) op(B) in row-major storage, i.e. C^T = op(B)^T op(A)^T for cuBLAS'
+// column-major view. The fused residual of the hand-written kernel becomes beta = 1 on C.
+static cublasHandle_t blas_handle() {
+  static thread_local cublasHandle_t handles[64] = {};
+  int device = 0;
+  CHECK(cudaGetDevice(&device));
+  if (!handles[device]) {
+    if (cublasCreate(&handles[device]) != CUBLAS_STATUS_SUCCESS) {
+      std::fprintf(stderr, "cublasCreate failed\n");
+      std::exit(1);
+    }
+  }
+  return handles[device];
+}
+
 template <bool TA, bool TB, typename TC>
 static void gemm(cudaStream_t s, int m, int n, int k, const float* a, const float* b, TC* c,
                  float beta = 0.f, const float* residual = nullptr) {
-  const dim3 grid((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);
-  gemm_kernel<TA, TB, TC><<<grid, dim3(16, 16), 0, s>>>(m, n, k, a, b, c, beta, residual);
+  (void)residual;
+  cublasHandle_t h = blas_handle();
+  cublasSetStream(h, s);
+  const float alpha = 1.f;
+  const cudaDataType c_type = std::is_same<TC, float>::value ? CUDA_R_32F : CUDA_R_16BF;
+  const cublasStatus_t st =
+      cublasGemmEx(h, TB ? CUBLAS_OP_T : CUBLAS_OP_N, TA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
+                   &alpha, b, CUDA_R_32F, TB ? k : n, a, CUDA_R_32F, TA ? m : k, &beta, c, c_type,
+                   n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "cublasGemmEx failed: %d\n", static_cast<int>(st));
+    std::exit(1);
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
