@@ -43,6 +43,14 @@ out=$(mktemp -d)
 python3 -c "import json,sys; r=json.load(open('$out/run.json')); print(f\"{r['records']} records in {r['wall_seconds']:.2f} s: {r['records']/r['wall_seconds']:.0f} records/s\")"
 rm -rf "$out"
 
+echo "== compute models, per evaluation =="
+"$build/tests/bench/model/model_bench" --benchmark_min_time=0.2
+
+echo "== one 8 GiB AllReduce on dgx-h100:128 (1024 GPUs, one process driving them) =="
+/usr/bin/time -f "%e s wall, %M KiB max RSS (seer)" "$seer" run --quiet --host-time modeled \
+  --cluster dgx-h100:128 -- "$build/examples/coll_bench" -g 1024 -b 8G -e 8G -n 1 -w 0 \
+  -o allreduce | grep -v '^#'
+
 if [ -x "$build/tests/bench/netsim/netsim_bench" ]; then
   echo "== network solver =="
   "$build/tests/bench/netsim/netsim_bench"
