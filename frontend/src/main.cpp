@@ -9,10 +9,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
 
 #include "check/check.h"
+#include "db_command.h"
 #include "launcher.h"
 #include "seer/runtime/cluster.h"
+#include "seer/runtime/kernel_db.h"
 #include "seer/runtime/report.h"
 #include "seer/runtime/session.h"
 #include "static_runtime_exit.h"
@@ -27,6 +30,7 @@ struct RunArgs {
   std::string out;
   std::string host_time = "measured";
   bool quiet = false;
+  std::string kernel_db;  // --kernel-db, else $SEER_KERNEL_DB
   std::vector<std::string> command;
 };
 
@@ -63,9 +67,20 @@ int run(const RunArgs& args) {
     options.nccl_model = m;
   }
   if (const char* v = std::getenv("SEER_NCCL_VERSION")) options.nccl_version = std::atoi(v);
+  options.kernel_db = args.kernel_db;
+  if (const char* db = std::getenv("SEER_KERNEL_DB"); db && options.kernel_db.empty()) {
+    options.kernel_db = db;
+  }
   options.host_time =
       args.host_time == "modeled" ? seer::rt::HostTime::kModeled : seer::rt::HostTime::kMeasured;
-  seer::rt::Session session(options);
+  std::unique_ptr<seer::rt::Session> session_ptr;
+  try {
+    session_ptr = std::make_unique<seer::rt::Session>(options);
+  } catch (const seer::rt::KernelDbError& e) {
+    std::fprintf(stderr, "seer: kernel database: %s\n", e.what());
+    return kExitUsage;
+  }
+  seer::rt::Session& session = *session_ptr;
   const std::string lib_dir = seer::cli::library_dir();
   const pid_t child = seer::cli::launch(args.command, session.socket_path(), lib_dir);
   int status = 0;
@@ -140,6 +155,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"measured", "modeled"}))
       ->capture_default_str();
   run_cmd->add_flag("--quiet", args.quiet, "Do not print the report");
+  run_cmd->add_option("--kernel-db", args.kernel_db,
+                      "Kernel database (see `seer db`) consulted before the kernel models; "
+                      "default: $SEER_KERNEL_DB");
   run_cmd->add_option("command", args.command, "The command to run (after --)")->required();
   seer::check::RunChecks run_checks(*run_cmd);
 
@@ -147,6 +165,7 @@ int main(int argc, char** argv) {
   CLI::App* presets = app.add_subcommand("presets", "List cluster presets, or print one");
   presets->add_option("name", preset_name, "Preset to print");
   seer::check::CheckCommand check_cmd(app);
+  seer::cli::DbCommand db_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -156,6 +175,7 @@ int main(int argc, char** argv) {
   try {
     if (*run_cmd) return run_checks.run(args.out, [&] { return run(args); });
     if (check_cmd.parsed()) return check_cmd.run();
+    if (db_cmd.parsed()) return db_cmd.run();
     if (*presets) {
       if (preset_name.empty()) {
         for (const auto& n : seer::rt::preset_names()) std::cout << n << "\n";

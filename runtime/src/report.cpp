@@ -119,6 +119,24 @@ void print_report(std::ostream& out, const Session& session, const SessionResult
         << fmt("%.1f",
                100.0 * static_cast<double>(s.generic_kernel_ns) / static_cast<double>(kernel_ns))
         << "% of kernel time came from the generic kernel model (launch geometry only)\n";
+    const auto pct = [&](int64_t v) {
+      return fmt("%.1f%%", 100.0 * static_cast<double>(v) / static_cast<double>(s.all_kernel_ns));
+    };
+    if (s.all_kernel_ns > 0) {
+      out << "time sources " << pct(s.database_kernel_ns) << " kernel database, "
+          << pct(s.library_kernel_ns) << " library models, " << pct(s.generic_kernel_ns)
+          << " generic fallback (of simulated kernel time)\n";
+    }
+    if (!session.options().kernel_db.empty() && !s.kernels_without_db.empty()) {
+      out << "\nTop kernels without a database entry (total, instances, name)\n";
+      for (size_t i = 0; i < std::min<size_t>(s.kernels_without_db.size(), 10); ++i) {
+        const KernelStats& k = s.kernels_without_db[i];
+        char line[512];
+        std::snprintf(line, sizeof line, "  %12s %8" PRIu64 "  %s\n",
+                      human_time(k.total_ns).c_str(), k.count, k.name.c_str());
+        out << line;
+      }
+    }
   }
   out << "wall time    " << fmt("%.3f s", result.wall_seconds) << "; "
       << fmt("%.3g", result.wall_seconds > 0
@@ -145,13 +163,13 @@ std::string summary_json(const Session& session, const SessionResult& result,
   j["host_time"] = host_time_name(session.options().host_time);
   j["command"] = run.command;
   j["exit_code"] = run.exit_code;
-  j["simulated_time_ns"] = s.simulated_ns;
+  // The end of the last GPU operation: what the ranks did on the host after it (waiting in MPI,
+  // reading clocks) can vary from run to run, so it is in run.json, not here.
+  j["simulated_time_ns"] = s.gpu_end_ns;
   ordered_json procs = ordered_json::array();
   for (const ProcessInfo& p : result.processes) {
-    procs.push_back({{"process", p.process},
-                     {"rank", p.rank},
-                     {"exited_normally", p.said_goodbye},
-                     {"end_time_ns", p.last_time}});
+    procs.push_back(
+        {{"process", p.process}, {"rank", p.rank}, {"exited_normally", p.said_goodbye}});
   }
   j["processes"] = procs;
   ordered_json gpus = ordered_json::array();
@@ -174,7 +192,7 @@ std::string summary_json(const Session& session, const SessionResult& result,
                        {"avg_ns", k.total_ns / static_cast<int64_t>(k.count)},
                        {"min_ns", k.min_ns},
                        {"max_ns", k.max_ns},
-                       {"source", "generic"}});
+                       {"source", k.source()}});
   }
   j["kernels"] = kernels;
   ordered_json colls = ordered_json::array();
@@ -189,7 +207,25 @@ std::string summary_json(const Session& session, const SessionResult& result,
                      {"busbw_gbs", c.busbw_gbs}});
   }
   j["collectives"] = colls;
-  j["time_sources"] = {{"generic_kernel_ns", s.generic_kernel_ns}, {"all_ops_ns", s.total_op_ns}};
+  const auto share = [&](int64_t v) {
+    return s.all_kernel_ns > 0 ? static_cast<double>(v) / static_cast<double>(s.all_kernel_ns)
+                               : 0.0;
+  };
+  ordered_json without_db = ordered_json::array();
+  for (size_t i = 0; i < std::min<size_t>(s.kernels_without_db.size(), 10); ++i) {
+    const KernelStats& k = s.kernels_without_db[i];
+    without_db.push_back({{"name", k.name}, {"count", k.count}, {"total_ns", k.total_ns}});
+  }
+  j["time_sources"] = {{"generic_kernel_ns", s.generic_kernel_ns},
+                       {"all_ops_ns", s.total_op_ns},
+                       {"kernel_ns", s.all_kernel_ns},
+                       {"database_kernel_ns", s.database_kernel_ns},
+                       {"library_kernel_ns", s.library_kernel_ns},
+                       {"kernel_shares",
+                        {{"database", share(s.database_kernel_ns)},
+                         {"library_model", share(s.library_kernel_ns)},
+                         {"generic", share(s.generic_kernel_ns)}}},
+                       {"top_kernels_without_db_entry", without_db}};
   j["problems"] = result.problems;
   return j.dump(2) + "\n";
 }
@@ -206,8 +242,11 @@ std::string run_json(const Session& session, const SessionResult& result) {
   j["blocking_requests"] = result.requests;
   ordered_json procs = ordered_json::array();
   for (const ProcessInfo& p : result.processes) {
-    procs.push_back(
-        {{"process", p.process}, {"rank", p.rank}, {"pid", p.pid}, {"program", p.program}});
+    procs.push_back({{"process", p.process},
+                     {"rank", p.rank},
+                     {"pid", p.pid},
+                     {"program", p.program},
+                     {"last_call_time_ns", p.last_time}});
   }
   j["processes"] = procs;
   return j.dump(2) + "\n";

@@ -5,6 +5,14 @@
 
 namespace seer::rt {
 
+std::string KernelStats::source() const {
+  const int n = (database_ns > 0) + (library_ns > 0) + (generic_ns > 0);
+  if (n > 1) return "mixed";
+  if (database_ns > 0) return "database";
+  if (library_ns > 0) return "library";
+  return "generic";
+}
+
 RunStats compute_stats(const Session& session, const SessionResult& result) {
   const sim::Engine& engine = session.engine();
   RunStats s;
@@ -12,6 +20,7 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
   std::vector<GpuStats> gpus(engine.gpu_count());
   std::vector<std::vector<std::pair<int64_t, int64_t>>> intervals(engine.gpu_count());
   std::map<uint32_t, KernelStats> kernels;
+  std::map<uint32_t, KernelStats> without_db;
   struct CollAccum {
     uint64_t count = 0;
     int64_t total_ns = 0;
@@ -19,6 +28,7 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
   std::map<std::tuple<std::string, uint64_t, int>, CollAccum> colls;
   for (const sim::OpRecord& r : engine.records()) {
     const int64_t d = r.end - r.start;
+    s.gpu_end_ns = std::max(s.gpu_end_ns, r.end);
     GpuStats& g = gpus[r.gpu];
     intervals[r.gpu].emplace_back(r.start, r.end);
     s.total_op_ns += d;
@@ -26,6 +36,9 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       ++g.kernels;
       g.kernel_ns += d;
       if (r.source == sim::TimeSource::kGenericKernel) s.generic_kernel_ns += d;
+      if (r.source == sim::TimeSource::kDatabase) s.database_kernel_ns += d;
+      if (r.source == sim::TimeSource::kLibraryModel) s.library_kernel_ns += d;
+      s.all_kernel_ns += d;
       KernelStats& k = kernels[r.desc.kernel];
       if (k.count == 0) {
         k.name = engine.kernel_name(r.desc.kernel);
@@ -36,6 +49,22 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       k.total_ns += d;
       k.min_ns = std::min(k.min_ns, d);
       k.max_ns = std::max(k.max_ns, d);
+      if (r.source == sim::TimeSource::kDatabase) k.database_ns += d;
+      if (r.source == sim::TimeSource::kLibraryModel) k.library_ns += d;
+      if (r.source == sim::TimeSource::kGenericKernel) k.generic_ns += d;
+      if (r.desc.kind == sim::OpKind::kKernel && r.source != sim::TimeSource::kDatabase) {
+        KernelStats& m = without_db[r.desc.kernel];
+        if (m.count == 0) {
+          m.name = k.name;
+          m.min_ns = d;
+          m.max_ns = d;
+        }
+        ++m.count;
+        m.total_ns += d;
+        m.min_ns = std::min(m.min_ns, d);
+        m.max_ns = std::max(m.max_ns, d);
+        if (r.source == sim::TimeSource::kGenericKernel) m.generic_ns += d;
+      }
     } else if (r.desc.kind == sim::OpKind::kCollective) {
       ++g.collectives;
       g.collective_ns += d;
@@ -71,6 +100,7 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
     if (g.kernels || g.copies || g.collectives || g.peak_bytes) s.gpus.push_back(g);
   }
   for (auto& [id, k] : kernels) s.kernels.push_back(k);
+  for (auto& [id, k] : without_db) s.kernels_without_db.push_back(k);
   for (const auto& [key, acc] : colls) {
     CollectiveStats c;
     c.op = std::get<0>(key);
@@ -93,10 +123,12 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
               if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
               return std::tie(a.op, a.bytes) < std::tie(b.op, b.bytes);
             });
-  std::sort(s.kernels.begin(), s.kernels.end(), [](const KernelStats& a, const KernelStats& b) {
+  const auto by_time = [](const KernelStats& a, const KernelStats& b) {
     if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
     return a.name < b.name;
-  });
+  };
+  std::sort(s.kernels.begin(), s.kernels.end(), by_time);
+  std::sort(s.kernels_without_db.begin(), s.kernels_without_db.end(), by_time);
   return s;
 }
 

@@ -38,14 +38,27 @@ struct KernelStats {
   int64_t total_ns = 0;
   int64_t min_ns = 0;
   int64_t max_ns = 0;
+  // Of total_ns: time from the kernel database, the library models and the generic fallback.
+  int64_t database_ns = 0;
+  int64_t library_ns = 0;
+  int64_t generic_ns = 0;
+  // "database", "library", "generic", or "mixed" when several contributed.
+  std::string source() const;
 };
 
 struct RunStats {
   std::vector<GpuStats> gpus;                // only GPUs that did something or allocated memory
   std::vector<KernelStats> kernels;          // by total time, descending; ties by name
   std::vector<CollectiveStats> collectives;  // by total time, descending
-  int64_t simulated_ns = 0;
-  int64_t generic_kernel_ns = 0;  // simulated time from the generic fallback model
+  int64_t simulated_ns = 0;                  // GPU work and the ranks' last calls
+  int64_t gpu_end_ns = 0;                    // end of the last GPU operation
+  int64_t generic_kernel_ns = 0;             // simulated time from the generic fallback model
+  int64_t database_kernel_ns = 0;            // from the kernel database
+  int64_t library_kernel_ns = 0;             // from the library models (cuBLAS & co.)
+  int64_t all_kernel_ns = 0;                 // kernels and library calls, every source
+  // Kernels (not library calls) timed without a database entry: their count and time without one,
+  // by that time, descending; ties by name.
+  std::vector<KernelStats> kernels_without_db;
   int64_t total_op_ns = 0;
 };
 

@@ -11,8 +11,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
+#include "seer/runtime/kernel_db.h"
 #include "seer/simcore/nccl/env.h"
 
 namespace seer::rt {
@@ -146,6 +148,13 @@ SessionServer::SessionServer(SessionOptions options)
     for (const std::string& e : net.env.errors) problems_.push_back("NCCL environment: " + e);
     net.gpu = c.gpu;
     engine_.set_network(std::move(net));
+  }
+  if (!options_.kernel_db.empty()) {
+    auto db = std::make_shared<const KernelDb>(KernelDb::load(options_.kernel_db));
+    engine_.set_kernel_lookup([db](const sim::GpuSpec& gpu, const std::string& name,
+                                   const sim::LaunchGeometry& g) -> std::optional<sim::Time> {
+      return db->lookup(gpu, name, g);
+    });
   }
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/seer-XXXXXX";

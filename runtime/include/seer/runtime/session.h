@@ -37,6 +37,8 @@ struct SessionOptions {
   // ring formula of simcore/README.md "Collective model".
   std::string nccl_model = "nccl";
   int nccl_version = 22809;  // the NCCL release whose constants the model uses
+  // A kernel database file (seer/runtime/kernel_db.h) consulted before the kernel models; "": none.
+  std::string kernel_db;
 };
 
 // One process that joined the simulation, as the report sees it.

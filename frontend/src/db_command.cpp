@@ -1,0 +1,104 @@
+#include "db_command.h"
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "seer/runtime/kernel_db.h"
+
+namespace seer::cli {
+namespace {
+
+constexpr int kExitUsage = 2;
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw rt::KernelDbError("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string dims(uint32_t x, uint32_t y, uint32_t z) {
+  return std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z);
+}
+
+}  // namespace
+
+DbCommand::DbCommand(CLI::App& app) {
+  db_ = app.add_subcommand("db", "Kernel database: durations measured on real GPUs");
+  db_->require_subcommand(1);
+  list_ = db_->add_subcommand("list", "Print the entries of a database as a table");
+  list_->add_option("file", file_, "Database file")->required();
+  list_->add_option("--gpu", gpu_, "Only entries of this GPU (catalog name)");
+  list_->add_option("--kernel", kernel_, "Only kernels whose name contains this text");
+  merge_ = db_->add_subcommand(
+      "merge",
+      "Merge databases into OUT: later files win on duplicate keys; different durations are "
+      "averaged weighted by samples");
+  merge_->add_option("out", out_, "Output database")->required();
+  merge_->add_option("inputs", inputs_, "Input databases, in order")->required();
+  import_ = db_->add_subcommand(
+      "import",
+      "Convert a CSV file (gpu,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,"
+      "duration_ns[,samples,source,library_params]) into a database");
+  import_->add_option("csv", file_, "CSV file")->required();
+  import_->add_option("out", out_, "Output database")->required();
+  export_ = db_->add_subcommand("export", "Print a database as CSV (what import reads)");
+  export_->add_option("file", file_, "Database file")->required();
+}
+
+bool DbCommand::parsed() const { return db_->parsed(); }
+
+int DbCommand::run() {
+  try {
+    if (list_->parsed()) {
+      const rt::KernelDb db = rt::KernelDb::load(file_);
+      std::printf("%-16s %-16s %-12s %7s %14s %8s  %s\n", "gpu", "grid", "block", "shmem",
+                  "duration_ns", "samples", "kernel [library params] (source)");
+      size_t shown = 0;
+      for (const rt::KernelDbEntry& e : db.entries()) {
+        if (!gpu_.empty() && e.gpu != gpu_) continue;
+        if (!kernel_.empty() && e.kernel.find(kernel_) == std::string::npos) continue;
+        std::string name = e.kernel;
+        if (!e.library_params.empty()) name += " [" + e.library_params + "]";
+        if (!e.source.empty()) name += " (" + e.source + ")";
+        std::printf("%-16s %-16s %-12s %7u %14" PRId64 " %8u  %s\n", e.gpu.c_str(),
+                    dims(e.grid_x, e.grid_y, e.grid_z).c_str(),
+                    dims(e.block_x, e.block_y, e.block_z).c_str(), e.shmem, e.duration_ns,
+                    e.samples, name.c_str());
+        ++shown;
+      }
+      std::printf("%zu of %zu entries\n", shown, db.size());
+      return 0;
+    }
+    if (merge_->parsed()) {
+      rt::KernelDb db;
+      for (const std::string& in : inputs_) db.merge(rt::KernelDb::load(in));
+      db.save(out_);
+      std::fprintf(stderr, "seer db: %zu entries written to %s\n", db.size(), out_.c_str());
+      return 0;
+    }
+    if (import_->parsed()) {
+      const rt::KernelDb db = rt::KernelDb::from_csv(read_text(file_), file_);
+      db.save(out_);
+      std::fprintf(stderr, "seer db: %zu entries written to %s\n", db.size(), out_.c_str());
+      return 0;
+    }
+    if (export_->parsed()) {
+      std::cout << rt::KernelDb::load(file_).to_csv();
+      return 0;
+    }
+  } catch (const rt::KernelDbError& e) {
+    std::fprintf(stderr, "seer db: %s\n", e.what());
+    return kExitUsage;
+  }
+  return kExitUsage;
+}
+
+}  // namespace seer::cli
