@@ -85,15 +85,17 @@ void print_report(std::ostream& out, const Session& session, const SessionResult
   if (shown < s.gpus.size())
     out << "  ... " << s.gpus.size() - shown << " more GPUs in summary.json\n";
   if (!s.collectives.empty()) {
-    out << "\nCollectives (operation, bytes, ranks, calls, total, avg, algbw, busbw)\n";
+    out << "\nCollectives (operation, bytes, ranks, calls, total, avg, algbw, busbw, algorithm/"
+           "protocol/channels)\n";
     for (size_t i = 0; i < std::min<size_t>(s.collectives.size(), 12); ++i) {
       const CollectiveStats& c = s.collectives[i];
       char line[256];
       std::snprintf(line, sizeof line,
-                    "  %-14s %12s %5d %7" PRIu64 " %12s %12s %8.1f GB/s %8.1f GB/s\n", c.op.c_str(),
-                    human_bytes(c.bytes).c_str(), c.nranks, c.count, human_time(c.total_ns).c_str(),
+                    "  %-14s %12s %5d %7" PRIu64 " %12s %12s %8.1f GB/s %8.1f GB/s  %s/%s/%d\n",
+                    c.op.c_str(), human_bytes(c.bytes).c_str(), c.nranks, c.count,
+                    human_time(c.total_ns).c_str(),
                     human_time(c.count ? c.total_ns / static_cast<int64_t>(c.count) : 0).c_str(),
-                    c.algbw_gbs, c.busbw_gbs);
+                    c.algbw_gbs, c.busbw_gbs, c.algorithm.c_str(), c.protocol.c_str(), c.channels);
       out << line;
     }
   }
@@ -204,7 +206,10 @@ std::string summary_json(const Session& session, const SessionResult& result,
                      {"total_ns", c.total_ns},
                      {"avg_ns", c.count ? c.total_ns / static_cast<int64_t>(c.count) : 0},
                      {"algbw_gbs", c.algbw_gbs},
-                     {"busbw_gbs", c.busbw_gbs}});
+                     {"busbw_gbs", c.busbw_gbs},
+                     {"algorithm", c.algorithm},
+                     {"protocol", c.protocol},
+                     {"channels", c.channels}});
   }
   j["collectives"] = colls;
   const auto share = [&](int64_t v) {

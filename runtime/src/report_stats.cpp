@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "seer/simcore/nccl/types.h"
+
 namespace seer::rt {
 
 std::string KernelStats::source() const {
@@ -24,6 +26,9 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
   struct CollAccum {
     uint64_t count = 0;
     int64_t total_ns = 0;
+    int algo = -1;
+    int proto = -1;
+    int channels = 0;
   };
   std::map<std::tuple<std::string, uint64_t, int>, CollAccum> colls;
   for (const sim::OpRecord& r : engine.records()) {
@@ -72,6 +77,11 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       const auto key = std::make_tuple(std::string(sim::coll_kind_name(r.desc.coll)), r.desc.bytes,
                                        r.desc.nranks);
       auto& c = colls[key];
+      if (c.count == 0) {
+        c.algo = r.desc.algo;
+        c.proto = r.desc.proto;
+        c.channels = r.desc.nchannels;
+      }
       c.count += 1;
       c.total_ns += d;
     } else {
@@ -116,6 +126,14 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
     if (c.op == "AllReduce") factor = 2 * (n - 1) / n;
     if (c.op == "AllGather" || c.op == "ReduceScatter" || c.op == "AlltoAll") factor = (n - 1) / n;
     c.busbw_gbs = c.algbw_gbs * factor;
+    if (acc.algo >= 0) {
+      c.algorithm = sim::nccl::algo_name(static_cast<sim::nccl::Algo>(acc.algo));
+      c.protocol = sim::nccl::proto_name(static_cast<sim::nccl::Proto>(acc.proto));
+    } else {
+      c.algorithm = acc.channels > 0 ? "p2p" : "simple";
+      c.protocol = "-";
+    }
+    c.channels = acc.channels;
     s.collectives.push_back(c);
   }
   std::sort(s.collectives.begin(), s.collectives.end(),

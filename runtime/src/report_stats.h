@@ -30,6 +30,9 @@ struct CollectiveStats {
   int64_t total_ns = 0;  // sum over calls of the slowest rank's duration
   double algbw_gbs = 0;  // S / average time
   double busbw_gbs = 0;
+  std::string algorithm;  // NCCL's choice ("simple" model, or "p2p" for send/recv-based ones)
+  std::string protocol;
+  int channels = 0;
 };
 
 struct KernelStats {
