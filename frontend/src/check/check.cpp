@@ -127,9 +127,8 @@ void compare_setups(const Summary& base, const Summary& cur, std::ostream& out) 
     out << "  note: the baseline used --host-time " << bh << ", this run " << ch
         << " (use modeled for both to compare like with like)\n";
   }
-  if (json_text(base.json, "exit_code") != "0") {
-    out << "  note: the baseline's program exited with status " << json_text(base.json, "exit_code")
-        << "\n";
+  if (const std::string code = json_text(base.json, "exit_code"); code != "0" && code != "?") {
+    out << "  note: the baseline's program exited with status " << code << "\n";
   }
 }
 
