@@ -184,7 +184,7 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
   switch (op.desc.kind) {
     case OpKind::kKernel:
       if (kernel_lookup_) {
-        if (auto t = kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], op.desc.geometry)) {
+        if (auto t = kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], op.desc.geometry, "")) {
           source = TimeSource::kDatabase;
           return *t;
         }
@@ -192,6 +192,18 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
       source = TimeSource::kGenericKernel;
       return generic_kernel_ns(g.spec, op.desc.geometry);
     case OpKind::kLibrary:
+      if (kernel_lookup_) {
+        const std::string params =
+            op.desc.gemm
+                ? "m=" + std::to_string(op.desc.m) + ",n=" + std::to_string(op.desc.n) +
+                      ",k=" + std::to_string(op.desc.k) + ",batch=" + std::to_string(op.desc.batch)
+                : "bytes=" + std::to_string(op.desc.bytes);
+        if (auto t =
+                kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], LaunchGeometry{}, params)) {
+          source = TimeSource::kDatabase;
+          return *t;
+        }
+      }
       source = TimeSource::kLibraryModel;
       return library_ns(g.spec, op.desc);
     case OpKind::kEventRecord:

@@ -233,3 +233,28 @@ TEST(CublasErrors, StatusCodesAndOneMessagePerUnsupportedFunction) {
 
 }  // namespace
 }  // namespace seer::e2e
+
+namespace seer::e2e {
+namespace {
+
+// A kernel-database entry for a library call (keyed by its report label and parameters, with a
+// 1x1x1 geometry) takes precedence over the GEMM model, and the program's own events see it.
+TEST(KernelDatabase, LibraryCallEntryOverridesTheGemmModel) {
+  TempDir dir;
+  write_file(dir.file("db.csv"),
+             "gpu,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,duration_ns,samples,"
+             "source,library_params\n"
+             "H100-SXM-80GB,cublasGemmEx [bf16],1,1,1,1,1,1,0,1500000,1,test,"
+             "\"m=8192,n=8192,k=8192,batch=1\"\n");
+  const Outcome import = seer({"db", "import", dir.file("db.csv"), dir.file("db.pb")});
+  ASSERT_EQ(import.exit_code, 0) << import.describe();
+  const Outcome o = seer_run("dgx-h100", dir.file("out"), {program("cublas_gemm")},
+                             {{"SEER_KERNEL_DB", dir.file("db.pb")}});
+  ASSERT_EQ(o.exit_code, 0) << o.describe();
+  EXPECT_NEAR(o.number("gemmex_bf16_8192_us"), 1500.0, 0.01);
+  const nlohmann::json s = read_json(dir.file("out/summary.json"));
+  EXPECT_GT(s["time_sources"]["kernel_shares"]["database"].get<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace seer::e2e

@@ -50,9 +50,12 @@ class Engine {
   bool stream_wait_event(int process, uint64_t stream, uint64_t event, Time t);
 
   // Measured durations (the kernel database) take precedence over every model: given the GPU,
-  // a kernel's name and its launch geometry, the lookup returns the duration when it knows it.
-  using KernelLookup = std::function<std::optional<Time>(const GpuSpec&, const std::string& name,
-                                                         const LaunchGeometry&)>;
+  // a kernel's name and its launch geometry — or, for a library call, its report label (e.g.
+  // "cublasGemmEx [bf16]"), a 1x1x1 geometry and its parameters ("m=..,n=..,k=..,batch=..") —
+  // the lookup returns the duration when it knows it.
+  using KernelLookup =
+      std::function<std::optional<Time>(const GpuSpec&, const std::string& name,
+                                        const LaunchGeometry&, const std::string& library_params)>;
   void set_kernel_lookup(KernelLookup lookup) { kernel_lookup_ = std::move(lookup); }
 
   // Times collectives with NCCL's model and moves their data as flows on the cluster's network
