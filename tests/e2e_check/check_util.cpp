@@ -1,19 +1,10 @@
 #include "check_util.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
-#include <thread>
 
 namespace seer::check_test {
 namespace {
@@ -42,62 +33,20 @@ print(json.dumps(out))
 
 }  // namespace
 
+// Process running, temporary directories and file helpers are the end-to-end tests' own
+// (tests/e2e/e2e_util.h); these wrappers keep the check tests' names.
 std::string Result::describe() const {
-  std::ostringstream s;
-  s << "exit status " << exit_code << (timed_out ? " (timed out)" : "") << "\n--- stdout ---\n"
-    << out << "--- stderr ---\n"
-    << err << "--------------";
-  return s.str();
+  e2e::Outcome o;
+  o.exit_code = exit_code;
+  o.timed_out = timed_out;
+  o.out = out;
+  o.err = err;
+  return o.describe();
 }
 
 Result run(const std::vector<std::string>& argv, int timeout_s) {
-  TempDir capture("seer-check-io");
-  const std::string out_path = capture.file("stdout");
-  const std::string err_path = capture.file("stderr");
-  Result r;
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ADD_FAILURE() << "fork: " << std::strerror(errno);
-    return r;
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    if (out_fd < 0 || err_fd < 0 || null_fd < 0) ::_exit(126);
-    ::dup2(null_fd, 0);
-    ::dup2(out_fd, 1);
-    ::dup2(err_fd, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(125);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  int status = 0;
-  while (true) {
-    const pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) {
-      ADD_FAILURE() << "waitpid: " << std::strerror(errno);
-      return r;
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      r.timed_out = true;
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
-  r.out = read_file(out_path);
-  r.err = read_file(err_path);
-  return r;
+  const e2e::Outcome o = e2e::run_command(argv, {}, timeout_s);
+  return Result{o.exit_code, o.timed_out, o.out, o.err};
 }
 
 Result seer(const std::vector<std::string>& args) {
@@ -106,31 +55,9 @@ Result seer(const std::vector<std::string>& args) {
   return run(argv);
 }
 
-TempDir::TempDir(const std::string& tag) {
-  std::string pattern = "/tmp/" + tag + "-XXXXXX";
-  if (!::mkdtemp(pattern.data())) {
-    throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-  }
-  path_ = pattern;
-}
+std::string read_file(const std::string& path) { return e2e::read_file(path); }
 
-TempDir::~TempDir() {
-  if (std::getenv("SEER_E2E_KEEP")) return;
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-}
+void write_file(const std::string& path, const std::string& text) { e2e::write_file(path, text); }
 
 bool exists(const std::string& path) {
   std::error_code ec;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "e2e_util.h"
+
 namespace seer::check_test {
 
 struct Result {
@@ -25,18 +27,7 @@ Result run(const std::vector<std::string>& argv, int timeout_s = 120);
 Result seer(const std::vector<std::string>& args);
 
 // A fresh directory under /tmp, removed at destruction (kept when SEER_E2E_KEEP is set).
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag = "seer-check");
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using TempDir = e2e::TempDir;
 
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);
