@@ -35,6 +35,16 @@ void CudaState::announce(ThreadState& ts, StreamObj* s) {
 }
 
 StreamObj* CudaState::legacy_stream(ThreadState& ts, int device) {
+  // Launch-path cache: the legacy stream objects never go away once created.
+  thread_local std::vector<StreamObj*> cached;
+  if (static_cast<size_t>(device) < cached.size() && cached[device]) return cached[device];
+  StreamObj* s = legacy_stream_locked(ts, device);
+  if (cached.size() <= static_cast<size_t>(device)) cached.resize(device + 1, nullptr);
+  cached[device] = s;
+  return s;
+}
+
+StreamObj* CudaState::legacy_stream_locked(ThreadState& ts, int device) {
   std::unique_lock<std::mutex> lock(mu_);
   if (legacy_.size() <= static_cast<size_t>(device)) legacy_.resize(device + 1, nullptr);
   if (legacy_[device]) return legacy_[device];

@@ -63,6 +63,7 @@ class CudaState {
 
  private:
   StreamObj* legacy_stream(ThreadState& ts, int device);
+  StreamObj* legacy_stream_locked(ThreadState& ts, int device);
   StreamObj* per_thread_stream(ThreadState& ts, int device);
   void announce(ThreadState& ts, StreamObj* s);
 
