@@ -304,6 +304,7 @@ void CommModel::tune() {
 
 Choice CommModel::evaluate(Func f, Algo a, Proto p, uint64_t nbytes, int num_pipe_ops) const {
   Choice c;
+  c.func = f;
   c.algo = a;
   c.proto = p;
   if (!ok()) {
@@ -444,7 +445,45 @@ double CommModel::seer_time_us(const Choice& c, uint64_t nbytes) const {
     const double loop_us = static_cast<double>(heads) * (c_eff / rate + o);
     bw_us = (static_cast<double>(loops) + cal_.nvls_fill_loops) * loop_us;
   }
+  if (cal_.ring_pipeline && c.algo == Algo::kRing && c.proto == Proto::kSimple && nbytes > 0 &&
+      topo_.nranks > 1) {
+    bw_us = ring_simple_data_us(c, nbytes, bw);
+  }
   return cal_.launch_us + c.lat_us + bw_us;
+}
+
+// Ring / Simple data phase with NCCL's chunking (device code: one loop moves nChannels x nRanks
+// chunks; each chunk step is chunkSteps / sliceSteps slices, each slice followed by a fence and
+// a flag). See Calibration::ring_pipeline.
+double CommModel::ring_simple_data_us(const Choice& c, uint64_t nbytes, double bw) const {
+  const Version& v = *ver_;
+  const int n = topo_.nranks;
+  const bool chain = c.func == Func::kBroadcast || c.func == Func::kReduce;
+  // collectives.h: ALLREDUCE/ALLGATHER/REDUCESCATTER chunkSteps NCCL_STEPS/2, sliceSteps
+  // NCCL_STEPS/4; BROADCAST/REDUCE 1 and 1.
+  const int chunk_steps = chain ? 1 : v.steps / 2;
+  const int slice_steps = chain ? 1 : v.steps / 4;
+  const double step_bytes = static_cast<double>(v.buff_simple) / v.steps;
+  const double cmax = step_bytes * chunk_steps;
+  const int slices = chunk_steps / slice_steps;
+  const double nch = std::max(1, c.nchannels);
+  // Chunks per loop: every rank's share on every channel (a chain: one per channel).
+  const double per_loop = chain ? nch : nch * n;
+  const double loops = std::max(1.0, std::ceil(static_cast<double>(nbytes) / (per_loop * cmax)));
+  const double chunk = static_cast<double>(nbytes) / (loops * per_loop);
+  // Chunk steps each channel takes per loop, and the steady-state rate (bytes/us per channel)
+  // that reproduces NCCL's estimate nbytes / bw with full chunks.
+  const double steps = c.func == Func::kAllReduce ? 2.0 * (n - 1) : chain ? 1.0 : n - 1.0;
+  const double total_steps = loops * steps + (chain ? n - 2.0 : 0.0);
+  const double data_us = static_cast<double>(nbytes) / (1000.0 * bw);
+  const double t_full = data_us / (loops * steps) * (cmax / chunk);  // one full chunk step
+  const Hw hw = graphs_.ring.type_intra == PathType::kNvl ? Hw::kNvlink : Hw::kPci;
+  double o = cal_.ring_slice_overhead_us >= 0
+                 ? cal_.ring_slice_overhead_us
+                 : v.hw_lat[idx(hw)][idx(Algo::kRing)][idx(Proto::kSimple)];
+  o = std::min(o * slices, 0.5 * t_full);     // per chunk step
+  const double t_byte = (t_full - o) / cmax;  // us per byte between the synchronisations
+  return total_steps * (chunk * t_byte + o);
 }
 
 Choice CommModel::choose(Func f, uint64_t nbytes, int num_pipe_ops) const {

@@ -38,6 +38,26 @@ const std::vector<Point> kA100 = {{1 * kMiB, 36.22},
                                   {1 * kGiB, 228.10},
                                   {8 * kGiB, 231.58}};
 
+// The full published curves (every size nccl-tests printed from 1 MiB), same sources.
+std::vector<Point> curve(const std::vector<double>& busbw) {
+  std::vector<Point> pts;
+  uint64_t b = kMiB;
+  for (double v : busbw) {
+    pts.push_back({b, v});
+    b *= 2;
+  }
+  return pts;
+}
+const std::vector<Point> kA100Full =
+    curve({36.22, 53.54, 71.43, 89.99, 109.22, 132.77, 166.63, 174.18, 213.87, 221.58, 228.10,
+           230.22, 230.48, 231.58});
+const std::vector<Point> kH100Full =
+    curve({43.70, 81.93, 128.73, 172.13, 234.45, 295.53, 361.78, 400.61, 423.38, 438.46, 466.35,
+           472.36, 475.54, 478.87});
+const std::vector<Point> kH200Full =
+    curve({52.96, 88.78, 138.44, 181.94, 240.41, 300.91, 368.11, 412.45, 432.24, 442.72, 467.58,
+           472.57, 477.41, 479.98});
+
 double model_busbw(const CommModel& m, CollKind kind, uint64_t bytes) {
   const Choice c = m.choose(*func_of(kind), bytes);
   EXPECT_TRUE(c.ok) << c.error;
@@ -91,24 +111,63 @@ TEST(NcclValidation, H100AllReduceNvls) {
 }
 
 // 8 x A100, one node, NCCL 2.18.5 constants, NCCL's own choice (Ring LL at 1 MiB, Ring LL128 at
-// 16 MiB, Ring Simple above). Known gap (reported, not fitted): at 16 MiB and 128 MiB the
-// measured Azure curve sits far below NCCL's own estimate (NCCL: 173.6 us at 16 MiB, measured
-// 268.8 us; 1034.7 us vs 1348.5 us at 128 MiB). Matching it would mean departing from NCCL's
-// model with a curve fit; those two points and the geometric mean are asserted loosely so that a
-// regression still shows.
+// 2-16 MiB, Ring Simple from 32 MiB). The Simple sizes follow NCCL's chunking with the per-slice
+// synchronisation of Calibration::ring_pipeline (32 MiB: +13 %, 64 MiB: +12 %, 256 MiB: +7 %
+// instead of +45 %, +28 %, +9 % with NCCL's estimate alone). Known gaps, reported and not fitted:
+//  * 2-16 MiB (LL128): the measured marginal bus bandwidth is 103-139 GB/s against NCCL's LL128
+//    estimate of 220.8 GB/s. The deficit grows linearly with size, which no per-step or
+//    per-chunk cost can produce (a single-loop call has a fixed 14 steps): it is a per-byte
+//    throughput gap of LL128 on this machine (about 5.3 GB/s per channel, 24 channels).
+//  * 128 MiB: the published point is slower than its neighbours allow (the marginal bandwidth
+//    from 128 to 256 MiB would be 277 GB/s, above the 240 GB/s NVLink figure).
+// Those points and the geometric mean are asserted loosely so that a regression still shows.
 TEST(NcclValidation, A100AllReduce) {
   const CommModel m(Topo::dgx_a100(1), version(21805));
   const Errors e = compare("A100 2.18.5", m, kA100);
   EXPECT_LT(std::fabs(e.rel[0]), 0.10);  // 1 MiB
   EXPECT_LT(std::fabs(e.rel[3]), 0.10);  // 1 GiB
   EXPECT_LT(std::fabs(e.rel[4]), 0.10);  // 8 GiB
-  EXPECT_LT(e.rel[1], 0.55);             // 16 MiB: known gap, model too fast
-  EXPECT_LT(e.rel[2], 0.35);             // 128 MiB: known gap, model too fast
-  EXPECT_LT(e.geo(), 0.18);              // known gap (5 % not held)
+  EXPECT_LT(e.rel[1], 0.55);             // 16 MiB: known gap (LL128), model too fast
+  EXPECT_LT(e.rel[2], 0.25);             // 128 MiB: known gap, model too fast
+  EXPECT_LT(e.geo(), 0.16);              // known gap (5 % not held)
   EXPECT_EQ(m.choose(Func::kAllReduce, 8 * kGiB).algo, Algo::kRing);
+  // The whole published curve (same source, every size 1 MiB..8 GiB), for the record; the
+  // Simple sizes from 256 MiB hold 10 %, 32 and 64 MiB 15 %.
+  const Errors all = compare("A100 2.18.5 full", m, kA100Full);
+  for (size_t i = 0; i < kA100Full.size(); ++i) {
+    const uint64_t b = kA100Full[i].bytes;
+    if (b >= 256 * kMiB) {
+      EXPECT_LT(std::fabs(all.rel[i]), 0.10) << b;
+    }
+    if (b == 32 * kMiB || b == 64 * kMiB) {
+      EXPECT_LT(std::fabs(all.rel[i]), 0.15) << b;
+    }
+  }
   // 2.28.9's constants give the same large-message behaviour.
   const CommModel m28(Topo::dgx_a100(1), version(22809));
   EXPECT_LT(std::fabs(model_busbw(m28, CollKind::kAllReduce, 8 * kGiB) / 231.58 - 1), 0.10);
+  // microsoft/mscclpp docs/performance-ndmv4.md (NDm A100 v4, NCCL 2.17.1, 1 GiB in-place):
+  // AllReduce 231.45, AllGather 253.59 GB/s busbw.
+  EXPECT_LT(std::fabs(model_busbw(m, CollKind::kAllReduce, kGiB) / 231.45 - 1), 0.10);
+  EXPECT_LT(std::fabs(model_busbw(m, CollKind::kAllGather, kGiB) / 253.59 - 1), 0.10);
+}
+
+// Other published curves, not used to set anything: Azure/AI-benchmarking-guide "Azure
+// Results/NDv5 Results.md", all_reduce_perf in-place, NVLS, 8 x H100 (NCCL 2.18.5) and 8 x H200
+// (NCCL 2.20.5, whose tables Seer takes from 2.18.5), every size 1 MiB..8 GiB. Held from 8 MiB:
+// 10 % per point (below 8 MiB the model is 7-20 % slow: see README "Known limits").
+TEST(NcclValidation, H100AndH200FullNvlsCurves) {
+  const CommModel m(Topo::dgx_h100(1), version(21805));
+  const Errors h100 = compare("H100 2.18.5 full", m, kH100Full);
+  const Errors h200 =
+      compare("H200 2.20.5 full", CommModel(Topo::hgx_h200(1), version(22005)), kH200Full);
+  for (size_t i = 0; i < kH100Full.size(); ++i) {
+    if (kH100Full[i].bytes < 8 * kMiB) continue;
+    EXPECT_LT(std::fabs(h100.rel[i]), 0.10) << kH100Full[i].bytes;
+    EXPECT_LT(std::fabs(h200.rel[i]), 0.10) << kH200Full[i].bytes;
+  }
+  EXPECT_LT(h100.geo(), 0.05);
+  EXPECT_LT(h200.geo(), 0.08);
 }
 
 // NVIDIA/nccl-tests issues #212 / #290 (NVIDIA maintainers): on 8 x H100, NCCL_ALGO=RING and

@@ -36,6 +36,19 @@ struct Calibration {
   bool nvls_pipeline = true;
   double nvls_chunk_overhead_us = 0.5;
   double nvls_fill_loops = 1.0;
+  // Ring / Simple chunk pipeline (NCCL's estimate is bytes / steady-state bandwidth). The
+  // Simple protocol ends every slice with a memory fence and a flag store that the next rank
+  // polls (LL and LL128 carry their flags inside the data lines and need no fence), so every
+  // slice a channel moves costs a fixed synchronisation time on top of its bytes. NCCL sizes
+  // slices from its buffers (stepSize = buffSize / NCCL_STEPS, chunkSteps / sliceSteps per
+  // collective) and cuts them smaller for calls below nChannels x nRanks x chunk bytes, so
+  // medium calls run below the steady-state bandwidth. Per slice Seer charges NCCL's own Ring
+  // Simple hop latency of the intra-node path (NVLink 3.4 us, PCIe 5.7 us) unless
+  // ring_slice_overhead_us >= 0 says otherwise. Broadcast and Reduce (a chain) also pay the
+  // pipeline fill of n-2 chunk steps. Normalised like the NVLS term: at the largest chunk the
+  // bandwidth is NCCL's own.
+  bool ring_pipeline = true;
+  double ring_slice_overhead_us = -1;
   // NCCL_MAX_NCHANNELS below the default channel count leaves links idle: Seer scales the
   // bandwidth by (channels / default channels). NCCL's own estimate ignores it.
   bool channel_scaling = true;
@@ -44,6 +57,7 @@ struct Calibration {
     Calibration c;
     c.launch_us = 0;
     c.nvls_pipeline = false;
+    c.ring_pipeline = false;
     c.channel_scaling = false;
     return c;
   }
@@ -66,6 +80,7 @@ struct P2pEstimate {
 struct Choice {
   bool ok = false;
   std::string error;  // why nothing is available (NCCL: "no algorithm/protocol available")
+  Func func = Func::kAllReduce;
   Algo algo = Algo::kRing;
   Proto proto = Proto::kSimple;
   int nchannels = 0;   // channels (CTAs) this call uses after NCCL's per-call reduction
@@ -114,6 +129,7 @@ class CommModel {
   void tune();
   bool algo_supported(Func f, Algo a) const;
   double seer_time_us(const Choice& c, uint64_t nbytes) const;
+  double ring_simple_data_us(const Choice& c, uint64_t nbytes, double bw) const;
 
   Topo topo_;
   const Version* ver_;
