@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "seer/netsim/hash.h"
 #include "seer/simcore/collective_model.h"
@@ -74,31 +75,218 @@ void CollectiveNetwork::add_comm(uint64_t comm, const std::vector<int>& gpus) {
   comms_[comm] = std::move(c);
 }
 
-// Channel c's ring: ranks node by node; inside each node the ring is rotated so that it enters
-// and leaves the node through local GPU (c mod gpus per node), whose rail NIC then carries that
-// channel — channels spread over the rails as NCCL's rings do.
+// Channel c's ring: ranks node by node; inside each node the ring is rotated so that channels
+// enter and leave the nodes through different GPUs, whose rail NICs then carry that channel —
+// channels spread over the rails as NCCL's rings do. Every other node runs its part backwards
+// (a snake), so a channel leaves node j and enters node j + 1 on the same rail, as NCCL's
+// rail-aligned rings do (with an odd node count the closing edge changes rail).
 std::vector<int> CollectiveNetwork::ring_order(const Comm& c, int channel) const {
-  const int gpn = config_.shape.gpus_per_node;
-  std::map<int, std::vector<int>> by_node;
-  for (int g : c.gpus) by_node[g / gpn].push_back(g);
   std::vector<int> order;
-  for (auto& [node, gs] : by_node) {
-    const size_t shift = gs.empty() ? 0 : static_cast<size_t>(channel) % gs.size();
-    std::rotate(gs.begin(), gs.begin() + static_cast<std::ptrdiff_t>(shift), gs.end());
-    order.insert(order.end(), gs.begin(), gs.end());
+  const auto locals = local_orders(c, channel);
+  for (size_t j = 0; j < locals.size(); ++j) {
+    if (j % 2 == 1) {
+      order.insert(order.end(), locals[j].rbegin(), locals[j].rend());
+    } else {
+      order.insert(order.end(), locals[j].begin(), locals[j].end());
+    }
   }
   return order;
 }
 
-bool CollectiveNetwork::add_flow(Time now, Time latency, int src_gpu, int dst_gpu, double bytes,
-                                 double rate, uint64_t token, uint64_t hash) {
-  if (src_gpu == dst_gpu || bytes <= 0) return false;
-  net::Path path = router_.route(fabric_.gpu(src_gpu), fabric_.gpu(dst_gpu), hash);
+// The comm's GPUs node by node (nodes in increasing order), each node's list rotated by the
+// channel so that its first GPU (the channel's leader there, whose rail NIC the channel uses)
+// changes from channel to channel.
+std::vector<std::vector<int>> CollectiveNetwork::local_orders(const Comm& c, int channel) const {
+  const int gpn = config_.shape.gpus_per_node;
+  std::map<int, std::vector<int>> by_node;
+  for (int g : c.gpus) by_node[g / gpn].push_back(g);
+  std::vector<std::vector<int>> out;
+  for (auto& [node, gs] : by_node) {
+    const size_t shift = gs.empty() ? 0 : static_cast<size_t>(channel) % gs.size();
+    std::rotate(gs.begin(), gs.begin() + static_cast<std::ptrdiff_t>(shift), gs.end());
+    out.push_back(gs);
+  }
+  return out;
+}
+
+bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::NodeId dst,
+                                 double bytes, double rate, uint64_t token, uint64_t hash) {
+  if (src == dst || bytes <= 0) return false;
+  net::Path path = router_.route(src, dst, hash);
   path.latency = latency;  // NCCL's latency term, which covers the hops
   const net::FlowId id = flows_.start_flow(now, path, bytes, rate);
   flow_token_[id] = token;
   ++pending_[token];
+  for (const net::LinkId l : path.links) {
+    if (static_cast<size_t>(l) >= link_bytes_.size()) link_bytes_.resize(l + 1, 0.0);
+    link_bytes_[l] += bytes;
+  }
+  if (config_.record_link_utilisation) {
+    flow_links_[id] = path.links;
+    for (const net::LinkId l : path.links) ++link_flows_[l];
+  }
   return true;
+}
+
+// The data of one collective as edges (from, to, bytes) on the topology, following the chosen
+// algorithm. README.md ("Collectives as flows") explains each pattern.
+std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
+                                                                 const CollPart& part,
+                                                                 const nccl::Choice& choice,
+                                                                 double bytes) const {
+  std::vector<Edge> edges;
+  const int n = static_cast<int>(c.gpus.size());
+  const int channels = std::max(1, choice.nchannels);
+  auto gpu = [&](int g) { return fabric_.gpu(g); };
+  auto node_of = [&](int g) { return g / config_.shape.gpus_per_node; };
+  const bool chain = part.kind == CollKind::kBroadcast || part.kind == CollKind::kReduce;
+
+  // Two complementary binary trees over the nodes (NCCL's double binary tree): tree 0 in node
+  // order, tree 1 mirrored; parent index of position p is (p - 1) / 2.
+  auto tree_edges = [&](int nodes, int tree, const std::function<net::NodeId(int)>& at, double b) {
+    for (int p = 1; p < nodes; ++p) {
+      const int q = (p - 1) / 2;
+      const int child = tree == 0 ? p : nodes - 1 - p;
+      const int parent = tree == 0 ? q : nodes - 1 - q;
+      edges.push_back({at(child), at(parent), b});  // reduce up
+      edges.push_back({at(parent), at(child), b});  // broadcast down
+    }
+  };
+  // NVLink SHARP inside one node: every GPU of `gs` sends to the NVSwitch and receives from it.
+  auto nvls_intra = [&](const std::vector<int>& gs, double s) {
+    const net::NodeId sw = fabric_.nvswitch(node_of(gs.front()));
+    const double k = static_cast<double>(gs.size());
+    double up = s + s / k, down = s / k + s;  // AllReduce: ld_reduce all shards, st multicast
+    if (part.kind == CollKind::kAllGather) {
+      up = s / k;
+      down = s;
+    } else if (part.kind == CollKind::kReduceScatter) {
+      up = s;
+      down = s / k;
+    }
+    for (int g : gs) {
+      edges.push_back({gpu(g), sw, up});
+      edges.push_back({sw, gpu(g), down});
+    }
+  };
+
+  using nccl::Algo;
+  const bool has_switch = config_.shape.nvswitch;
+  Algo algo = choice.algo;
+  if ((algo == Algo::kNvls || algo == Algo::kNvlsTree) && !has_switch) algo = Algo::kRing;
+  switch (algo) {
+    case Algo::kRing: {
+      // Every channel: each rank sends its ring share to the next rank; Broadcast and Reduce
+      // run the ring as a chain from (to) the root, without the wrap edge.
+      const double per_edge = ring_bytes_per_rank(part.kind, bytes, n) / channels;
+      for (int ch = 0; ch < channels; ++ch) {
+        std::vector<int> ring = ring_order(c, ch);
+        if (chain) {
+          const int root_gpu = c.gpus.at(static_cast<size_t>(std::clamp(part.root, 0, n - 1)));
+          const auto it = std::find(ring.begin(), ring.end(), root_gpu);
+          std::rotate(ring.begin(), it, ring.end());
+          if (part.kind == CollKind::kReduce)
+            std::rotate(ring.begin(), ring.begin() + 1, ring.end());
+        }
+        const int count = chain ? n - 1 : n;
+        for (int i = 0; i < count; ++i) {
+          edges.push_back({gpu(ring[i]), gpu(ring[(i + 1) % n]), per_edge});
+        }
+      }
+      break;
+    }
+    case Algo::kTree: {
+      // Per channel S / channels goes up (reduce) and down (broadcast) every tree edge: a chain
+      // inside each node from the channel's leader, a binary tree of leaders across nodes
+      // (channels alternate between the two trees).
+      const double b = bytes / channels;
+      for (int ch = 0; ch < channels; ++ch) {
+        const auto locals = local_orders(c, ch);
+        for (const auto& gs : locals) {
+          for (size_t i = 0; i + 1 < gs.size(); ++i) {
+            edges.push_back({gpu(gs[i + 1]), gpu(gs[i]), b});
+            edges.push_back({gpu(gs[i]), gpu(gs[i + 1]), b});
+          }
+        }
+        tree_edges(
+            static_cast<int>(locals.size()), ch % 2,
+            [&](int k) { return gpu(locals[static_cast<size_t>(k)].front()); }, b);
+      }
+      break;
+    }
+    case Algo::kNvls:
+    case Algo::kNvlsTree: {
+      const auto locals = local_orders(c, 0);
+      for (const auto& gs : locals) nvls_intra(gs, bytes);
+      if (locals.size() > 1) {
+        // Across nodes each head GPU (one per NIC) moves its share of the node's result:
+        // NVLS through SHARP in the leaf switch (up and back), NVLSTree through a tree of nodes.
+        const int heads =
+            std::max(1, std::min({c.model->graphs().nvls_heads, config_.shape.nics_per_node,
+                                  static_cast<int>(locals.front().size())}));
+        for (int h = 0; h < heads; ++h) {
+          auto head = [&](int k) {
+            const auto& gs = locals[static_cast<size_t>(k)];
+            return gpu(gs[static_cast<size_t>(h) % gs.size()]);
+          };
+          if (algo == Algo::kNvls) {
+            for (size_t k = 0; k < locals.size(); ++k) {
+              const int g = locals[k][static_cast<size_t>(h) % locals[k].size()];
+              const int gpn = config_.shape.gpus_per_node;
+              const net::NodeId leaf = fabric_.leaf_of_nic(g / gpn, fabric_.rail_of_gpu(g % gpn));
+              edges.push_back({gpu(g), leaf, bytes / heads});
+              edges.push_back({leaf, gpu(g), bytes / heads});
+            }
+          } else {
+            for (int tree = 0; tree < 2; ++tree) {
+              tree_edges(static_cast<int>(locals.size()), tree, head, bytes / heads / 2);
+            }
+          }
+        }
+      }
+      break;
+    }
+    case Algo::kPat: {
+      // AllGather / ReduceScatter by doubling distances: at distance d = 2^k every rank sends
+      // min(d, n - d) blocks of S / n to the rank d ahead (AllGather) or behind (ReduceScatter).
+      const double block = bytes / n;
+      for (int d = 1; d < n; d *= 2) {
+        const double b = std::min(d, n - d) * block;
+        for (int r = 0; r < n; ++r) {
+          const int peer = part.kind == CollKind::kReduceScatter ? (r - d + n) % n : (r + d) % n;
+          edges.push_back(
+              {gpu(c.gpus[static_cast<size_t>(r)]), gpu(c.gpus[static_cast<size_t>(peer)]), b});
+        }
+      }
+      break;
+    }
+    case Algo::kCollNetDirect:
+    case Algo::kCollNetChain: {
+      // Approximate: inside each node every GPU exchanges its data with the heads (through the
+      // NVSwitch), and each head sends its share to the SHARP leaf switch and back.
+      const auto locals = local_orders(c, 0);
+      const int gpn = config_.shape.gpus_per_node;
+      for (const auto& gs : locals) {
+        const int heads =
+            std::max(1, std::min(config_.shape.nics_per_node, static_cast<int>(gs.size())));
+        for (size_t i = 0; i < gs.size(); ++i) {
+          const int head = gs[i % static_cast<size_t>(heads)];
+          if (head != gs[i]) {
+            edges.push_back({gpu(gs[i]), gpu(head), bytes / gs.size()});
+            edges.push_back({gpu(head), gpu(gs[i]), bytes / gs.size()});
+          }
+        }
+        for (int h = 0; h < heads && config_.shape.nics_per_node > 0; ++h) {
+          const int g = gs[static_cast<size_t>(h)];
+          const net::NodeId leaf = fabric_.leaf_of_nic(g / gpn, fabric_.rail_of_gpu(g % gpn));
+          edges.push_back({gpu(g), leaf, bytes / heads});
+          edges.push_back({leaf, gpu(g), bytes / heads});
+        }
+      }
+      break;
+    }
+  }
+  return edges;
 }
 
 CollectivePlan CollectiveNetwork::start_collective(Time now, uint64_t comm, const CollPart& part,
@@ -120,27 +308,21 @@ CollectivePlan CollectiveNetwork::start_collective(Time now, uint64_t comm, cons
   plan.algo = choice.algo;
   plan.proto = choice.proto;
   plan.nchannels = choice.nchannels;
+  // The bytes at NCCL's bandwidth are the data phase: the flows get the rates that make it
+  // last exactly that on an idle network, and shared links slow them down. Everything else in
+  // Seer's time (NCCL's latency, launch, chunk synchronisation) comes before, as path latency.
   const double data_us =
       choice.bw_GBps > 0 ? static_cast<double>(nbytes) / (1000 * choice.bw_GBps) : 0;
   plan.latency = static_cast<Time>(std::llround((choice.time_us - data_us) * 1e3));
   plan.data_ns = static_cast<Time>(std::ceil(data_us * 1e3));
   if (n > 1 && plan.data_ns > 0) {
-    // Each rank sends its ring share to the next rank on every channel, at the rate that makes
-    // the data phase take data_ns on an idle network; shared links slow it down.
-    const int channels = std::max(1, plan.nchannels);
-    const double per_edge =
-        ring_bytes_per_rank(part.kind, static_cast<double>(nbytes), n) / channels;
-    const double rate = per_edge * 1e9 / static_cast<double>(plan.data_ns);
-    for (int ch = 0; ch < channels; ++ch) {
-      const std::vector<int> ring = ring_order(c, ch);
-      for (int i = 0; i < n; ++i) {
-        const uint64_t hash =
-            net::hash_combine(net::hash_combine(comm, token), static_cast<uint64_t>(ch * n + i));
-        plan.flows +=
-            add_flow(now, plan.latency, ring[i], ring[(i + 1) % n], per_edge, rate, token, hash)
-                ? 1
-                : 0;
-      }
+    const std::vector<Edge> edges = edges_of(c, part, choice, static_cast<double>(nbytes));
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      const double rate = e.bytes * 1e9 / static_cast<double>(plan.data_ns);
+      const uint64_t hash =
+          net::hash_combine(net::hash_combine(comm, token), static_cast<uint64_t>(i));
+      plan.flows += add_flow(now, plan.latency, e.src, e.dst, e.bytes, rate, token, hash) ? 1 : 0;
     }
   }
   return plan;
@@ -157,8 +339,9 @@ CollectivePlan CollectiveNetwork::start_transfer(Time now, uint64_t comm, int sr
   const double data_us = p.bw_GBps > 0 ? static_cast<double>(bytes) / (1000 * p.bw_GBps) : 0;
   plan.latency = static_cast<Time>(std::llround((p.time_us - data_us) * 1e3));
   plan.data_ns = static_cast<Time>(std::ceil(data_us * 1e3));
-  if (plan.data_ns > 0 && add_flow(now, plan.latency, src_gpu, dst_gpu, static_cast<double>(bytes),
-                                   p.bw_GBps * 1e9, token, net::hash_combine(comm, token))) {
+  if (plan.data_ns > 0 && add_flow(now, plan.latency, fabric_.gpu(src_gpu), fabric_.gpu(dst_gpu),
+                                   static_cast<double>(bytes), p.bw_GBps * 1e9, token,
+                                   net::hash_combine(comm, token))) {
     plan.flows = 1;
   }
   return plan;
@@ -166,7 +349,16 @@ CollectivePlan CollectiveNetwork::start_transfer(Time now, uint64_t comm, int sr
 
 std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
   std::vector<uint64_t> done;
-  for (const net::FlowId id : flows_.advance_to(t)) {
+  const std::vector<net::FlowId> finished = flows_.advance_to(t);
+  if (config_.record_link_utilisation) record_utilisation(t);
+  for (const net::FlowId id : finished) {
+    if (config_.record_link_utilisation) {
+      auto fl = flow_links_.find(id);
+      if (fl != flow_links_.end()) {
+        for (const net::LinkId l : fl->second) --link_flows_[l];
+        flow_links_.erase(fl);
+      }
+    }
     auto it = flow_token_.find(id);
     if (it == flow_token_.end()) continue;
     const uint64_t token = it->second;
@@ -177,6 +369,56 @@ std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
     }
   }
   return done;
+}
+
+// After the flows changed at `t`: the load of every link that has (or just had) flows, appended
+// to its series when it changed. Flows finishing at `t` are already gone from the flow model.
+void CollectiveNetwork::record_utilisation(Time t) {
+  for (auto it = link_flows_.begin(); it != link_flows_.end();) {
+    const net::LinkId l = it->first;
+    const double capacity = fabric_.topology().link(l).bandwidth;
+    const double load = flows_.link_utilization(l) * capacity;
+    auto [s, fresh] = series_.try_emplace(l);
+    if (fresh) {
+      s->second.name = link_name(l);
+      s->second.capacity_Bps = capacity;
+    }
+    auto& pts = s->second.points;
+    if (!(fresh && load == 0)) {
+      if (!pts.empty() && t - pts.back().first < config_.utilisation_merge_ns) {
+        pts.back().second = load;  // merge: the later value wins
+        if (pts.size() >= 2 && pts[pts.size() - 2].second == load) pts.pop_back();
+      } else if (pts.empty() || pts.back().second != load) {
+        pts.emplace_back(t, load);
+      }
+    }
+    // Links left without flows drop out once their zero load is recorded.
+    if (it->second <= 0 && load == 0) {
+      it = link_flows_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+std::vector<LinkSeries> CollectiveNetwork::link_utilisation() const {
+  std::vector<LinkSeries> out;
+  for (const auto& [l, s] : series_) {
+    if (!s.points.empty()) out.push_back(s);
+  }
+  return out;
+}
+
+std::string CollectiveNetwork::link_name(net::LinkId link) const {
+  const net::Topology& topo = fabric_.topology();
+  const net::Link& k = topo.link(link);
+  const std::string& a = topo.node(k.from).name;
+  std::string b = topo.node(k.to).name;
+  const size_t slash = a.find('/');
+  if (slash != std::string::npos && b.compare(0, slash + 1, a, 0, slash + 1) == 0) {
+    b = b.substr(slash + 1);
+  }
+  return a + "->" + b;
 }
 
 }  // namespace seer::sim

@@ -28,6 +28,18 @@ struct NetworkConfig {
   int nccl_version = 22809;
   nccl::Env env;
   GpuSpec gpu;
+  // Keep, per link that carried traffic, its load over time (link_utilisation()). Off by default.
+  bool record_link_utilisation = false;
+  // Load changes closer together than this are merged into one point (the later value wins).
+  Time utilisation_merge_ns = 1000;
+};
+
+// The load of one directed link over time, piecewise constant: from each point's time until the
+// next point's, the link carried `second` bytes per second.
+struct LinkSeries {
+  std::string name;  // "node0/gpu3->nic3", "node0/nic3->leaf0/rail3", "node1/nvswitch->gpu2"
+  double capacity_Bps = 0;
+  std::vector<std::pair<Time, double>> points;
 };
 
 // What one collective call (all ranks) was given.
@@ -64,15 +76,39 @@ class CollectiveNetwork {
 
   const net::ClusterFabric& fabric() const { return fabric_; }
 
+  // Bytes of all flows started so far on a link (whole flows, counted when they start).
+  double link_bytes(net::LinkId link) const {
+    return link >= 0 && static_cast<size_t>(link) < link_bytes_.size() ? link_bytes_[link] : 0.0;
+  }
+  // The link from `from` to `to` (-1 if none), e.g. link(fabric().gpu(3), fabric().nvswitch(0)).
+  net::LinkId link(net::NodeId from, net::NodeId to) const {
+    return fabric_.topology().find_link(from, to);
+  }
+  // "node0/gpu3->nic3": the link's ends by name, the second without the first's node prefix.
+  std::string link_name(net::LinkId link) const;
+
+  // Recorded utilisation (NetworkConfig::record_link_utilisation), one series per link that
+  // carried traffic, in LinkId order; empty when recording is off.
+  std::vector<LinkSeries> link_utilisation() const;
+
  private:
   struct Comm {
     std::vector<int> gpus;
     int nodes = 1;
     std::unique_ptr<nccl::CommModel> model;
   };
-  bool add_flow(Time now, Time latency, int src_gpu, int dst_gpu, double bytes, double rate,
+  struct Edge {
+    net::NodeId src;
+    net::NodeId dst;
+    double bytes;
+  };
+  bool add_flow(Time now, Time latency, net::NodeId src, net::NodeId dst, double bytes, double rate,
                 uint64_t token, uint64_t hash);
   std::vector<int> ring_order(const Comm& c, int channel) const;
+  std::vector<std::vector<int>> local_orders(const Comm& c, int channel) const;
+  std::vector<Edge> edges_of(const Comm& c, const CollPart& part, const nccl::Choice& choice,
+                             double bytes) const;
+  void record_utilisation(Time t);
 
   NetworkConfig config_;
   net::ClusterFabric fabric_;
@@ -81,6 +117,11 @@ class CollectiveNetwork {
   std::map<uint64_t, Comm> comms_;
   std::map<net::FlowId, uint64_t> flow_token_;
   std::map<uint64_t, int> pending_;  // token -> flows still running
+  std::vector<double> link_bytes_;   // by LinkId: bytes of every flow started on it
+  // Link utilisation recording (NetworkConfig::record_link_utilisation).
+  std::map<net::FlowId, std::vector<net::LinkId>> flow_links_;
+  std::map<net::LinkId, int> link_flows_;  // flows (waiting or sharing) on each link
+  std::map<net::LinkId, LinkSeries> series_;
 };
 
 }  // namespace seer::sim

@@ -62,6 +62,13 @@ class Engine {
   // (otherwise: the simple collective model of collective_model.h).
   void set_network(NetworkConfig config);
   bool networked() const { return net_ != nullptr; }
+  // The network model (nullptr without set_network), e.g. for link_bytes().
+  const CollectiveNetwork* network() const { return net_.get(); }
+  // Per-link utilisation series recorded when NetworkConfig::record_link_utilisation is set
+  // (see CollectiveNetwork::link_utilisation); empty otherwise.
+  std::vector<LinkSeries> link_utilisation() const {
+    return net_ ? net_->link_utilisation() : std::vector<LinkSeries>{};
+  }
 
   // NCCL. A communicator's ranks in order, as global GPU indices.
   void add_comm(uint64_t comm, const std::vector<int>& gpus);
