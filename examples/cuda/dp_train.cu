@@ -1,8 +1,10 @@
 // Data-parallel training loop of a toy transformer-like model with NCCL, the way DDP does it:
 // forward and backward kernels on a compute stream, gradients all-reduced in buckets on a second
 // stream that overlaps the rest of the backward pass, then an Adam step that waits for all buckets.
-// It times every step with CUDA events and std::chrono. The model's numbers are meaningless; the
-// kernels and the communication have the sizes and the order of a real training step.
+// It times every step with CUDA events and std::chrono, and marks it with NVTX ranges
+// ("train_step N" holding "forward", "backward" and "optimizer"). The model's numbers are
+// meaningless; the kernels and the communication have the sizes and the order of a real training
+// step.
 //
 // Build (MPI is always linked; it is only initialized when launched by mpirun):
 //   nvcc -ccbin mpicxx -cudart shared -O2 -o dp_train dp_train.cu -lnccl
@@ -32,6 +34,7 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #include <nccl.h>
+#include <nvtx3/nvToolsExt.h>  // step ranges: `seer run` reports per-step times from them
 
 #include <algorithm>
 #include <chrono>
@@ -529,10 +532,12 @@ static void train(Launch& launch, const Options& o) {
   const int first_counted = o.steps >= 2 ? 2 : 1;
   for (int step = 1; step <= o.steps; ++step) {
     const auto t0 = std::chrono::steady_clock::now();
+    nvtxRangePushA(("train_step " + std::to_string(step)).c_str());
     for (auto& r : reps) {
       CHECK(cudaSetDevice(r.device));
       CHECK(cudaEventRecord(r.start, r.compute));
     }
+    nvtxRangePushA("forward");
     for (int l = 0; l < o.layers; ++l)
       for (auto& r : reps) {
         CHECK(cudaSetDevice(r.device));
@@ -543,6 +548,8 @@ static void train(Launch& launch, const Options& o) {
       loss_grad<<<blocks_for(b * h), 256, 0, r.compute>>>(r.x[o.layers], r.dy, b * h,
                                                           1.f / float(b * h));
     }
+    nvtxRangePop();
+    nvtxRangePushA("backward");
     for (int l = o.layers - 1; l >= 0; --l) {
       for (auto& r : reps) {
         CHECK(cudaSetDevice(r.device));
@@ -567,6 +574,8 @@ static void train(Launch& launch, const Options& o) {
       }
       NCCLCHECK(ncclGroupEnd());
     }
+    nvtxRangePop();
+    nvtxRangePushA("optimizer");
     const float c1 = 1.f / (1.f - std::pow(0.9f, float(step)));
     const float c2 = 1.f / (1.f - std::pow(0.999f, float(step)));
     for (auto& r : reps) {
@@ -579,6 +588,8 @@ static void train(Launch& launch, const Options& o) {
       CHECK(cudaEventRecord(r.stop, r.compute));
     }
     for (auto& r : reps) CHECK(cudaEventSynchronize(r.stop));
+    nvtxRangePop();
+    nvtxRangePop();
     const auto t1 = std::chrono::steady_clock::now();
     float ms = 0;
     CHECK(cudaEventElapsedTime(&ms, reps[0].start, reps[0].stop));

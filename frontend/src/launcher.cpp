@@ -25,7 +25,7 @@ std::string library_dir() {
 std::string preload_value(const std::string& lib_dir, const char* existing) {
   std::string v;
   for (const char* lib : {"libseer_client.so", "libcudart.so.13", "libnccl.so.2", "libcublas.so.13",
-                          "libcublasLt.so.13", "libcuda.so.1"}) {
+                          "libcublasLt.so.13", "libcuda.so.1", "libnvToolsExt.so.1"}) {
     const std::string path = lib_dir + "/" + lib;
     if (!std::filesystem::exists(path)) continue;
     v += (v.empty() ? "" : ":") + path;
@@ -43,6 +43,9 @@ pid_t launch(const std::vector<std::string>& argv, const std::string& socket_pat
   ::setenv("SEER_SOCKET", socket_path.c_str(), 1);
   ::setenv("SEER_LIB_DIR", lib_dir.c_str(), 1);
   ::setenv("LD_PRELOAD", preload_value(lib_dir, std::getenv("LD_PRELOAD")).c_str(), 1);
+  // NVTX v3 (header-only) finds its tool through this variable; ours records the ranges.
+  const std::string nvtx = lib_dir + "/libnvToolsExt.so.1";
+  if (std::filesystem::exists(nvtx)) ::setenv("NVTX_INJECTION64_PATH", nvtx.c_str(), 1);
   const std::string audit = lib_dir + "/libseer_audit.so";
   if (std::filesystem::exists(audit) && !std::getenv("SEER_NO_AUDIT")) {
     const char* existing = std::getenv("LD_AUDIT");

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <regex>
 
 #include "check/check.h"
 #include "db_command.h"
@@ -31,6 +32,7 @@ struct RunArgs {
   std::string host_time = "measured";
   bool quiet = false;
   std::string kernel_db;  // --kernel-db, else $SEER_KERNEL_DB
+  std::string step_range;
   std::vector<std::string> command;
 };
 
@@ -71,6 +73,17 @@ int run(const RunArgs& args) {
   if (const char* db = std::getenv("SEER_KERNEL_DB"); db && options.kernel_db.empty()) {
     options.kernel_db = db;
   }
+  if (!args.step_range.empty()) {
+    try {
+      const std::regex check(args.step_range, std::regex::icase | std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      std::fprintf(stderr, "seer: --step-range: '%s' is not a valid regular expression: %s\n",
+                   args.step_range.c_str(), e.what());
+      return kExitUsage;
+    }
+  }
+  options.step_range = args.step_range;
+  options.progress = !args.quiet && ::isatty(STDERR_FILENO);
   options.host_time =
       args.host_time == "modeled" ? seer::rt::HostTime::kModeled : seer::rt::HostTime::kMeasured;
   std::unique_ptr<seer::rt::Session> session_ptr;
@@ -158,6 +171,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--kernel-db", args.kernel_db,
                       "Kernel database (see `seer db`) consulted before the kernel models; "
                       "default: $SEER_KERNEL_DB");
+  run_cmd->add_option("--step-range", args.step_range,
+                      "Regular expression (case-insensitive) naming the NVTX ranges that are "
+                      "training steps; default: ranges named like step/iter, else the most "
+                      "repeated outermost range");
   run_cmd->add_option("command", args.command, "The command to run (after --)")->required();
   seer::check::RunChecks run_checks(*run_cmd);
 

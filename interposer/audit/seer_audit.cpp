@@ -22,9 +22,10 @@ struct Redirect {
 };
 
 Redirect g_redirects[] = {
-    {"libcudart.so", "libcudart.so.13", ""},      {"libnccl.so", "libnccl.so.2", ""},
-    {"libcublasLt.so", "libcublasLt.so.13", ""},  {"libcublas.so", "libcublas.so.13", ""},
-    {"libnvidia-ml.so", "libnvidia-ml.so.1", ""}, {"libcuda.so", "libcuda.so.1", ""},
+    {"libcudart.so", "libcudart.so.13", ""},        {"libnccl.so", "libnccl.so.2", ""},
+    {"libcublasLt.so", "libcublasLt.so.13", ""},    {"libcublas.so", "libcublas.so.13", ""},
+    {"libnvidia-ml.so", "libnvidia-ml.so.1", ""},   {"libcuda.so", "libcuda.so.1", ""},
+    {"libnvToolsExt.so", "libnvToolsExt.so.1", ""},
 };
 
 char g_seer_dir[PATH_MAX];  // canonical SEER_LIB_DIR, empty when unset or missing

@@ -142,6 +142,11 @@ void to_wire(const PodRecord& p, wire::Record* r) {
       delete p.library;
       break;
     }
+    case PodRecord::kNvtx: {
+      *r->mutable_nvtx() = *p.nvtx;
+      delete p.nvtx;
+      break;
+    }
     case PodRecord::kCollective: {
       *r->mutable_collective() = *p.collective;
       delete p.collective;

@@ -5,6 +5,7 @@
 namespace seer::wire {
 class Collective;
 class LibraryCall;
+class Nvtx;
 }  // namespace seer::wire
 
 namespace seer::client {
@@ -22,6 +23,7 @@ struct PodRecord {
     kFree,
     kCollective,
     kLibrary,
+    kNvtx,
   };
   Type type = kLaunch;
   uint8_t copy_kind = 0;
@@ -37,6 +39,7 @@ struct PodRecord {
   const char* name = nullptr;  // kernel name; lives as long as the program's registration
   wire::Collective* collective = nullptr;  // owned; released when the batch is flushed
   wire::LibraryCall* library = nullptr;    // owned; released when the batch is flushed
+  wire::Nvtx* nvtx = nullptr;              // owned; released when the batch is flushed
 };
 
 }  // namespace seer::client

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "intervals.h"
 #include "seer/simcore/nccl/types.h"
 
 namespace seer::rt {
@@ -20,7 +21,9 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
   RunStats s;
   s.simulated_ns = result.simulated_ns;
   std::vector<GpuStats> gpus(engine.gpu_count());
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> intervals(engine.gpu_count());
+  std::vector<std::vector<Interval>> intervals(engine.gpu_count());
+  std::vector<std::vector<Interval>> compute(engine.gpu_count());
+  std::vector<std::vector<Interval>> comm(engine.gpu_count());
   std::map<uint32_t, KernelStats> kernels;
   std::map<uint32_t, KernelStats> without_db;
   struct CollAccum {
@@ -36,6 +39,7 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
     s.gpu_end_ns = std::max(s.gpu_end_ns, r.end);
     GpuStats& g = gpus[r.gpu];
     intervals[r.gpu].emplace_back(r.start, r.end);
+    (r.desc.kind == sim::OpKind::kCollective ? comm : compute)[r.gpu].emplace_back(r.start, r.end);
     s.total_op_ns += d;
     if (r.desc.kind == sim::OpKind::kKernel || r.desc.kind == sim::OpKind::kLibrary) {
       ++g.kernels;
@@ -94,21 +98,17 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
     GpuStats& g = gpus[i];
     g.gpu = i;
     g.peak_bytes = engine.peak_bytes(i);
-    auto& iv = intervals[i];
-    std::sort(iv.begin(), iv.end());
-    int64_t cur_start = -1, cur_end = -1;
-    for (const auto& [a, b] : iv) {
-      if (a > cur_end) {
-        if (cur_end > cur_start) g.busy_ns += cur_end - cur_start;
-        cur_start = a;
-        cur_end = b;
-      } else {
-        cur_end = std::max(cur_end, b);
-      }
-    }
-    if (cur_end > cur_start) g.busy_ns += cur_end - cur_start;
+    const std::vector<Interval> all = merged(std::move(intervals[i]));
+    const std::vector<Interval> work = merged(std::move(compute[i]));
+    const std::vector<Interval> nccl = merged(std::move(comm[i]));
+    g.busy_ns = total_length(all);
+    g.compute_ns = total_length(work);
+    g.comm_ns = total_length(nccl);
+    g.overlap_ns = overlap_length(work, nccl);
+    g.exposed_comm_ns = g.comm_ns - g.overlap_ns;
     if (g.kernels || g.copies || g.collectives || g.peak_bytes) s.gpus.push_back(g);
   }
+  for (GpuStats& g : s.gpus) g.idle_ns = s.gpu_end_ns - g.busy_ns;
   for (auto& [id, k] : kernels) s.kernels.push_back(k);
   for (auto& [id, k] : without_db) s.kernels_without_db.push_back(k);
   for (const auto& [key, acc] : colls) {

@@ -19,6 +19,13 @@ struct GpuStats {
   uint64_t collectives = 0;
   int64_t collective_ns = 0;
   uint64_t peak_bytes = 0;
+  // Time split over [0, end of the last GPU op of the run]: compute (kernels, library calls,
+  // copies) and communication (NCCL) as unions; overlap is their intersection.
+  int64_t compute_ns = 0;
+  int64_t comm_ns = 0;
+  int64_t overlap_ns = 0;
+  int64_t exposed_comm_ns = 0;  // communication with no compute under it
+  int64_t idle_ns = 0;          // nothing running
 };
 
 // One row of the per-collective table: an operation and size on communicators of one size.

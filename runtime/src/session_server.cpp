@@ -217,8 +217,10 @@ void SessionServer::serve(const std::function<bool()>& keep_going) {
     }
     advance();
     check_stuck();
+    if (options_.progress) show_progress();
     if (aborted_) break;
   }
+  if (progress_shown_) std::fprintf(stderr, "\r\033[K");
   wall_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
@@ -409,6 +411,13 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
         parts.push_back(p);
       }
       ok = engine_.submit_collective(p, col.stream(), t, col.comm(), col.rank(), parts);
+      if (ok) {
+        CollectiveCall call{p, col.stream(), col.comm(), col.rank(), {}};
+        for (const sim::CollPart& part : parts) {
+          if (part.p2p()) call.p2p_parts.emplace_back(static_cast<int>(part.kind), part.root);
+        }
+        collective_calls_.push_back(std::move(call));
+      }
       c.last_call =
           parts.empty() ? "nccl" : std::string("nccl") + sim::coll_kind_name(parts[0].kind);
       break;
@@ -428,6 +437,19 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
       op.bytes = static_cast<uint64_t>(std::max(0.0, l.bytes()));
       op.kernel = engine_.intern_kernel(library_label(l));
       ok = engine_.submit(p, l.stream(), t, op);
+      break;
+    }
+    case wire::Record::kNvtx: {
+      const wire::Nvtx& n = r.nvtx();
+      NvtxEvent e;
+      e.process = p;
+      e.thread = r.thread();
+      e.t = t;
+      e.kind = static_cast<NvtxEvent::Kind>(n.kind());
+      e.message = n.message();
+      e.domain = n.domain();
+      e.id = n.id();
+      nvtx_.push_back(std::move(e));
       break;
     }
     case wire::Record::kAlloc:
@@ -751,6 +773,24 @@ void SessionServer::check_stuck() {
   std::fprintf(stderr, "seer: %s\n", msg.c_str());
 }
 
+void SessionServer::show_progress() {
+  const auto now = std::chrono::steady_clock::now();
+  const double since = std::chrono::duration<double>(now - last_progress_line_).count();
+  if (since < 1.0) return;
+  if (!progress_shown_ && std::chrono::duration<double>(now - started_).count() < 1.0) return;
+  Time simulated = 0;
+  for (const auto& c : clients_) simulated = std::max(simulated, c->info.last_time);
+  const double rate =
+      progress_shown_ ? static_cast<double>(records_ - records_at_progress_line_) / since : 0;
+  std::fprintf(stderr, "\r\033[Kseer: simulated %.3f ms, %d rank%s active, %.0f records/s",
+               static_cast<double>(simulated) / 1e6, live_clients(), live_clients() == 1 ? "" : "s",
+               rate);
+  std::fflush(stderr);
+  last_progress_line_ = now;
+  records_at_progress_line_ = records_;
+  progress_shown_ = true;
+}
+
 SessionResult SessionServer::result() const {
   SessionResult r;
   r.aborted = aborted_;
@@ -767,6 +807,8 @@ SessionResult SessionServer::result() const {
   r.simulated_ns = end;
   r.records = records_;
   r.requests = requests_;
+  r.nvtx = nvtx_;
+  r.collective_calls = collective_calls_;
   return r;
 }
 

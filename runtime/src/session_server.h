@@ -87,6 +87,7 @@ class SessionServer : public sim::WaitListener {
   bool everyone_blocked() const;
   int live_clients() const;
   int assign_process_key(int rank);
+  void show_progress();
 
   SessionOptions options_;
   sim::Engine engine_;
@@ -110,6 +111,11 @@ class SessionServer : public sim::WaitListener {
   double wall_seconds_ = 0;
   uint64_t records_ = 0;
   uint64_t requests_ = 0;
+  std::vector<NvtxEvent> nvtx_;
+  std::vector<CollectiveCall> collective_calls_;
+  std::chrono::steady_clock::time_point last_progress_line_;
+  uint64_t records_at_progress_line_ = 0;
+  bool progress_shown_ = false;
 };
 
 }  // namespace seer::rt

@@ -39,6 +39,12 @@ struct SessionOptions {
   int nccl_version = 22809;  // the NCCL release whose constants the model uses
   // A kernel database file (seer/runtime/kernel_db.h) consulted before the kernel models; "": none.
   std::string kernel_db;
+  // Print a progress line on stderr about once a second (the CLI sets it when stderr is a
+  // terminal and --quiet is off).
+  bool progress = false;
+  // Which NVTX ranges are training steps: a regular expression searched (case-insensitively) in
+  // the range names; empty: ranges named like "step"/"iter", else the most repeated outer range.
+  std::string step_range;
 };
 
 // One process that joined the simulation, as the report sees it.
@@ -51,6 +57,27 @@ struct ProcessInfo {
   int64_t last_time = 0;  // the latest virtual time it reported
 };
 
+// One NVTX call of the program (see wire.proto Nvtx), at its thread's virtual time.
+struct NvtxEvent {
+  enum Kind { kPush = 0, kPop = 1, kMark = 2, kStart = 3, kEnd = 4, kThreadName = 5 };
+  int process = 0;
+  uint32_t thread = 0;  // client-local thread index
+  int64_t t = 0;
+  Kind kind = kMark;
+  std::string message;
+  std::string domain;
+  uint64_t id = 0;
+};
+
+// One NCCL call of one rank as the program made it (for the trace's send/recv arrows).
+struct CollectiveCall {
+  int process = 0;
+  uint64_t stream = 0;  // the client's stream id
+  uint64_t comm = 0;
+  int rank = 0;                                // in the communicator
+  std::vector<std::pair<int, int>> p2p_parts;  // (sim::CollKind of a send or recv, peer rank)
+};
+
 struct SessionResult {
   std::vector<ProcessInfo> processes;
   std::vector<std::string> problems;  // deadlocks, protocol errors, processes that vanished
@@ -59,6 +86,8 @@ struct SessionResult {
   int64_t simulated_ns = 0;
   uint64_t records = 0;
   uint64_t requests = 0;
+  std::vector<NvtxEvent> nvtx;                   // per process and thread in call order
+  std::vector<CollectiveCall> collective_calls;  // per process in call order
 };
 
 class SessionServer;

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "nvtx_ranges.h"
+#include "report_stats.h"
+#include "seer/runtime/session.h"
+#include "steps.h"
+
+namespace seer::rt {
+
+// Everything the report writers show, computed once from a finished session.
+struct ReportData {
+  RunStats stats;
+  NvtxTimeline nvtx;
+  Steps steps;
+  std::map<int, int> gpu_process;   // GPU -> the process that used it (first seen)
+  std::map<int, int> process_rank;  // process key -> rank (-1 when unknown)
+};
+
+ReportData analyse(const Session& session, const SessionResult& result);
+
+// "rank 3 (node 0, GPU 3)", "process 0 (node 0, GPUs 0-7)".
+std::string process_label(const Session& session, const ReportData& data, int process);
+// "node 1 gpu 9 (rank 9)"
+std::string gpu_label(const Session& session, const ReportData& data, int gpu);
+
+std::string fmt(const char* format, double v);
+
+}  // namespace seer::rt

@@ -1,0 +1,253 @@
+#include "steps.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <tuple>
+
+namespace seer::rt {
+namespace {
+
+struct Span {
+  int64_t start;
+  int64_t end;
+};
+
+}  // namespace
+
+std::string normalized_name(const std::string& name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name[i] >= '0' && name[i] <= '9') {
+      if (out.empty() || out.back() != '#') out += '#';
+    } else {
+      out += name[i];
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Digits vary between steps ("step 12"): names that differ only in numbers are one name.
+std::string normalized(const std::string& name) { return normalized_name(name); }
+
+// Keeps the ranges not inside another kept range of the same process; input sorted by start.
+std::vector<Span> outermost(const std::vector<const NvtxRange*>& ranges) {
+  std::vector<Span> out;
+  for (const NvtxRange* r : ranges) {
+    if (!out.empty() && r->start >= out.back().start && r->end <= out.back().end) continue;
+    out.push_back({r->start, r->end});
+  }
+  return out;
+}
+
+template <typename Pred>
+std::map<int, std::vector<Span>> spans_where(const NvtxTimeline& nvtx, Pred pred) {
+  std::map<int, std::vector<const NvtxRange*>> by_process;
+  for (const NvtxRange& r : nvtx.ranges) {
+    if (pred(r)) by_process[r.process].push_back(&r);
+  }
+  std::map<int, std::vector<Span>> out;
+  for (auto& [p, rs] : by_process) out[p] = outermost(rs);
+  return out;
+}
+
+// The name (digits normalised) of the most repeated outermost pushed range, if any repeats.
+std::string most_repeated_outer_name(const NvtxTimeline& nvtx) {
+  std::map<std::string, std::pair<int, int64_t>> counts;  // name -> (count, first start)
+  for (const NvtxRange& r : nvtx.ranges) {
+    if (!r.pushed || r.depth != 0) continue;
+    auto [it, fresh] = counts.try_emplace(normalized(r.name), 0, r.start);
+    ++it->second.first;
+    if (!fresh) it->second.second = std::min(it->second.second, r.start);
+  }
+  std::string best;
+  std::pair<int, int64_t> best_key{0, 0};
+  for (const auto& [name, key] : counts) {
+    if (key.first < 2) continue;
+    if (key.first > best_key.first ||
+        (key.first == best_key.first && key.second < best_key.second)) {
+      best = name;
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+// Whether the intervals between consecutive collective starts repeat with period `period`
+// (within 2 % or 1 us), past the first period (a warm-up may differ).
+bool gaps_repeat(const std::vector<int64_t>& gaps, size_t from, size_t period) {
+  for (size_t i = from + period; i + period < gaps.size(); ++i) {
+    const int64_t a = gaps[i], b = gaps[i + period];
+    const int64_t tol = std::max<int64_t>(1000, std::max(a, b) / 50);
+    if (std::abs(a - b) > tol) return false;
+  }
+  return true;
+}
+
+// Per process, a step is one period of its collective sequence: the shortest period over which
+// both the sequence (operation, size, communicator) and the intervals between the collectives'
+// starts repeat, three times or more. Several identical collectives per step (gradient buckets)
+// are told apart by their timing; the step starts after the longest interval of the period.
+std::map<int, std::vector<Span>> collective_steps(const sim::Engine& engine, std::string& label) {
+  struct Entry {
+    int64_t submit;
+    int64_t start;
+    std::tuple<int, uint64_t, uint64_t> key;  // kind, bytes, comm
+  };
+  std::map<int, int> first_gpu;
+  for (const sim::OpRecord& r : engine.records()) {
+    if (r.desc.kind != sim::OpKind::kCollective) continue;
+    auto [it, fresh] = first_gpu.try_emplace(r.process, r.gpu);
+    if (!fresh) it->second = std::min(it->second, r.gpu);
+  }
+  std::map<int, std::vector<Entry>> seqs;
+  for (const sim::OpRecord& r : engine.records()) {
+    if (r.desc.kind != sim::OpKind::kCollective || r.gpu != first_gpu[r.process]) continue;
+    seqs[r.process].push_back(
+        {r.submit, r.start, {static_cast<int>(r.desc.coll), r.desc.bytes, r.desc.comm}});
+  }
+  std::map<int, std::vector<Span>> out;
+  for (auto& [process, seq] : seqs) {
+    std::stable_sort(seq.begin(), seq.end(), [](const Entry& a, const Entry& b) {
+      return std::tie(a.submit, a.start) < std::tie(b.submit, b.start);
+    });
+    const size_t n = seq.size();
+    std::vector<int64_t> gaps(n, 0);
+    for (size_t i = 1; i < n; ++i) gaps[i] = seq[i].start - seq[i - 1].start;
+    for (size_t base = 1; base * 3 <= n; ++base) {
+      size_t offset = 0;  // the repeating part starts after the last mismatch
+      for (size_t i = n - base; i-- > 0;) {
+        if (seq[i].key != seq[i + base].key) {
+          offset = i + 1;
+          break;
+        }
+      }
+      if ((n - offset) / base < 3) continue;
+      size_t period = 0;
+      for (size_t p = base; (n - offset) / p >= 3; p += base) {
+        if (gaps_repeat(gaps, offset + 1, p)) {
+          period = p;
+          break;
+        }
+      }
+      if (period == 0) continue;
+      // The step starts at the collective after the period's longest interval.
+      size_t phase = 0;
+      int64_t best = -1;
+      for (size_t f = 0; f < period; ++f) {
+        int64_t sum = 0;
+        int count = 0;
+        for (size_t i = offset + period + f; i < n; i += period) {
+          sum += gaps[i];
+          ++count;
+        }
+        if (count > 0 && sum / count > best) {
+          best = sum / count;
+          phase = f;
+        }
+      }
+      std::vector<Span> spans;
+      for (size_t i = offset + phase; i + period < n; i += period) {
+        spans.push_back({seq[i].start, seq[i + period].start});
+      }
+      if (spans.empty()) continue;
+      out[process] = std::move(spans);
+      if (label.empty()) {
+        label = std::to_string(period) + " collective" + (period > 1 ? "s" : "") + " per step";
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+void summarize(Steps& s) {
+  std::vector<int64_t> d;
+  for (size_t i = s.steps.size() > 1 ? 1 : 0; i < s.steps.size(); ++i) {
+    d.push_back(s.steps[i].duration);
+  }
+  s.warmup_excluded = s.steps.size() > 1;
+  if (d.empty()) return;
+  int64_t sum = 0;
+  for (int64_t v : d) sum += v;
+  s.mean_ns = sum / static_cast<int64_t>(d.size());
+  std::sort(d.begin(), d.end());
+  s.p50_ns = d[(d.size() - 1) / 2];
+  s.min_ns = d.front();
+  s.max_ns = d.back();
+}
+
+bool combine(Steps& s, const std::map<int, std::vector<Span>>& per_process) {
+  size_t k = SIZE_MAX;
+  for (const auto& [p, spans] : per_process) k = std::min(k, spans.size());
+  if (per_process.empty() || k == 0) return false;
+  s.processes = static_cast<int>(per_process.size());
+  for (size_t i = 0; i < k; ++i) {
+    StepInfo step;
+    bool first = true;
+    for (const auto& [p, spans] : per_process) {
+      const Span& sp = spans[i];
+      const int64_t d = sp.end - sp.start;
+      if (first || d > step.duration) {
+        step.duration = d;
+        step.slowest_process = p;
+      }
+      step.start = first ? sp.start : std::min(step.start, sp.start);
+      step.end = first ? sp.end : std::max(step.end, sp.end);
+      step.fastest = first ? d : std::min(step.fastest, d);
+      first = false;
+    }
+    s.steps.push_back(step);
+  }
+  summarize(s);
+  return true;
+}
+
+}  // namespace
+
+Steps detect_steps(const Session& session, const NvtxTimeline& nvtx,
+                   const std::string& step_range) {
+  Steps s;
+  const std::regex pattern(step_range.empty() ? "step|iter" : step_range,
+                           std::regex::icase | std::regex::ECMAScript);
+  auto matching =
+      spans_where(nvtx, [&](const NvtxRange& r) { return std::regex_search(r.name, pattern); });
+  if (combine(s, matching)) {
+    s.source = "nvtx";
+    s.label = step_range.empty() ? "ranges named like step/iter" : step_range;
+    return s;
+  }
+  if (!step_range.empty()) {
+    s.note = "no NVTX range matched --step-range '" + step_range + "'";
+  } else if (const std::string name = most_repeated_outer_name(nvtx); !name.empty()) {
+    auto repeated = spans_where(nvtx, [&](const NvtxRange& r) {
+      return r.pushed && r.depth == 0 && normalized(r.name) == name;
+    });
+    if (combine(s, repeated)) {
+      s.source = "nvtx";
+      s.label = name;
+      return s;
+    }
+  }
+  std::string label;
+  if (combine(s, collective_steps(session.engine(), label))) {
+    s.source = "collectives";
+    s.label = label;
+    return s;
+  }
+  s.steps.clear();
+  StepInfo whole;
+  for (const sim::OpRecord& r : session.engine().records()) whole.end = std::max(whole.end, r.end);
+  whole.duration = whole.end;
+  whole.fastest = whole.end;
+  s.steps.push_back(whole);
+  s.source = "whole_run";
+  s.label = "the whole run";
+  summarize(s);
+  return s;
+}
+
+}  // namespace seer::rt

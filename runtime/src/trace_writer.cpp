@@ -1,0 +1,265 @@
+// trace.json in the Chrome trace format (chrome://tracing, ui.perfetto.dev): one process per
+// rank, one track per stream and per host thread, NVTX ranges and marks, flow arrows between
+// the participants of each collective and between matched sends and receives, and counter
+// tracks for link utilisation.
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "report_data.h"
+#include "seer/runtime/report.h"
+#include "seer/simcore/nccl/types.h"
+
+namespace seer::rt {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr int kHostThreadTid = 1'000'000;  // host thread N is track kHostThreadTid + N
+constexpr int kNetworkPid = -1;            // the process holding the link counters
+
+double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
+
+const char* category(sim::OpKind k) {
+  switch (k) {
+    case sim::OpKind::kKernel:
+    case sim::OpKind::kLibrary:
+      return "kernel";
+    case sim::OpKind::kCollective:
+      return "nccl";
+    default:
+      return "memory";
+  }
+}
+
+std::string op_name(const sim::Engine& e, const sim::OpRecord& r) {
+  if (r.desc.kind == sim::OpKind::kKernel || r.desc.kind == sim::OpKind::kLibrary) {
+    return e.kernel_name(r.desc.kernel);
+  }
+  if (r.desc.kind == sim::OpKind::kCollective) {
+    return std::string("nccl") + sim::coll_kind_name(r.desc.coll);
+  }
+  return sim::op_kind_name(r.desc.kind);
+}
+
+bool shown(const sim::OpRecord& r) {
+  return r.desc.kind != sim::OpKind::kEventRecord && r.desc.kind != sim::OpKind::kStreamWait;
+}
+
+struct Writer {
+  const Session& session;
+  const SessionResult& result;
+  const ReportData& data;
+  ordered_json events = ordered_json::array();
+  uint64_t next_flow = 1;
+
+  void meta(const char* what, int pid, int tid, const std::string& name) {
+    ordered_json ev = {{"ph", "M"}, {"name", what}, {"pid", pid}};
+    if (tid >= 0) ev["tid"] = tid;
+    ev["args"] = {{"name", name}};
+    events.push_back(std::move(ev));
+  }
+
+  void names() {
+    std::map<int, bool> processes;
+    for (const ProcessInfo& p : result.processes) processes[p.process] = true;
+    for (const auto& [gpu, p] : data.gpu_process) processes[p] = true;
+    for (const auto& [p, unused] : processes) {
+      meta("process_name", p, -1, process_label(session, data, p));
+      events.push_back(
+          {{"ph", "M"}, {"name", "process_sort_index"}, {"pid", p}, {"args", {{"sort_index", p}}}});
+    }
+    const auto& streams = session.engine().streams();
+    for (size_t i = 0; i < streams.size(); ++i) {
+      const auto& s = streams[i];
+      meta("thread_name", s.process, static_cast<int>(i),
+           "GPU " + std::to_string(s.gpu) + " " +
+               (s.legacy_default ? std::string("default stream")
+                                 : "stream " + std::to_string(s.client_id)));
+    }
+    std::map<std::pair<int, uint32_t>, bool> threads;
+    for (const NvtxRange& r : data.nvtx.ranges) threads[{r.process, r.thread}] = true;
+    for (const NvtxMark& m : data.nvtx.marks) threads[{m.process, m.thread}] = true;
+    for (const auto& [key, unused] : threads) {
+      auto named = data.nvtx.thread_names.find(key);
+      meta("thread_name", key.first, kHostThreadTid + static_cast<int>(key.second),
+           "host thread " + std::to_string(key.second) +
+               (named == data.nvtx.thread_names.end() ? "" : " (" + named->second + ")"));
+    }
+  }
+
+  void gpu_ops() {
+    const sim::Engine& e = session.engine();
+    for (const sim::OpRecord& r : e.records()) {
+      if (!shown(r)) continue;
+      ordered_json ev = {{"ph", "X"},
+                         {"name", op_name(e, r)},
+                         {"cat", category(r.desc.kind)},
+                         {"pid", r.process},
+                         {"tid", r.stream},
+                         {"ts", us(r.start)},
+                         {"dur", us(r.end - r.start)}};
+      if (r.desc.kind == sim::OpKind::kKernel) {
+        const auto& g = r.desc.geometry;
+        ev["args"] = {{"grid", {g.gx, g.gy, g.gz}},
+                      {"block", {g.bx, g.by, g.bz}},
+                      {"submit_us", us(r.submit)}};
+      } else if (r.desc.kind == sim::OpKind::kCollective && r.desc.algo >= 0) {
+        ev["args"] = {
+            {"bytes", r.desc.bytes},
+            {"ranks", r.desc.nranks},
+            {"algorithm", sim::nccl::algo_name(static_cast<sim::nccl::Algo>(r.desc.algo))},
+            {"protocol", sim::nccl::proto_name(static_cast<sim::nccl::Proto>(r.desc.proto))},
+            {"channels", r.desc.nchannels},
+            {"submit_us", us(r.submit)}};
+      } else {
+        ev["args"] = {{"bytes", r.desc.bytes}, {"submit_us", us(r.submit)}};
+      }
+      events.push_back(std::move(ev));
+    }
+  }
+
+  void nvtx() {
+    for (const NvtxRange& r : data.nvtx.ranges) {
+      const std::string name = r.domain.empty() ? r.name : r.domain + ": " + r.name;
+      if (r.pushed) {
+        events.push_back({{"ph", "X"},
+                          {"name", name},
+                          {"cat", "nvtx"},
+                          {"pid", r.process},
+                          {"tid", kHostThreadTid + static_cast<int>(r.thread)},
+                          {"ts", us(r.start)},
+                          {"dur", us(r.end - r.start)}});
+      } else {
+        // Start/end ranges may overlap each other: async slices, each on its own row.
+        const uint64_t id = next_flow++;
+        for (const char* ph : {"b", "e"}) {
+          events.push_back({{"ph", ph},
+                            {"name", name},
+                            {"cat", "nvtx"},
+                            {"id", id},
+                            {"pid", r.process},
+                            {"tid", kHostThreadTid + static_cast<int>(r.thread)},
+                            {"ts", us(ph[0] == 'b' ? r.start : r.end)}});
+        }
+      }
+    }
+    for (const NvtxMark& m : data.nvtx.marks) {
+      events.push_back({{"ph", "i"},
+                        {"name", m.domain.empty() ? m.name : m.domain + ": " + m.name},
+                        {"cat", "nvtx"},
+                        {"s", "t"},
+                        {"pid", m.process},
+                        {"tid", kHostThreadTid + static_cast<int>(m.thread)},
+                        {"ts", us(m.t)}});
+    }
+  }
+
+  // A flow arrow through `slices`, each event at its slice's `at` time (start or end).
+  enum class At { kStart, kEnd };
+  void flow(const std::string& name, const std::vector<std::pair<const sim::OpRecord*, At>>& hops) {
+    if (hops.size() < 2) return;
+    const uint64_t id = next_flow++;
+    for (size_t i = 0; i < hops.size(); ++i) {
+      const sim::OpRecord& r = *hops[i].first;
+      // An event binds to the slice enclosing it: one ns inside the end stays in this slice.
+      const int64_t t = hops[i].second == At::kStart ? r.start : std::max(r.start, r.end - 1);
+      const char* ph = i == 0 ? "s" : (i + 1 == hops.size() ? "f" : "t");
+      ordered_json ev = {{"ph", ph},         {"name", name},    {"cat", "flow"}, {"id", id},
+                         {"pid", r.process}, {"tid", r.stream}, {"ts", us(t)}};
+      if (i > 0) ev["bp"] = "e";
+      events.push_back(std::move(ev));
+    }
+  }
+
+  void flows() {
+    const sim::Engine& e = session.engine();
+    // Each stream's collective ops in submission order, and the calls the program made on it.
+    std::map<uint32_t, std::vector<const sim::OpRecord*>> by_stream;
+    for (const sim::OpRecord& r : e.records()) {
+      if (r.desc.kind == sim::OpKind::kCollective) by_stream[r.stream].push_back(&r);
+    }
+    std::map<std::pair<int, uint64_t>, uint32_t> stream_index;
+    const auto& streams = e.streams();
+    for (size_t i = 0; i < streams.size(); ++i) {
+      stream_index[{streams[i].process, streams[i].client_id}] = static_cast<uint32_t>(i);
+    }
+    std::map<uint32_t, std::vector<const CollectiveCall*>> calls;
+    for (const CollectiveCall& c : result.collective_calls) {
+      auto it = stream_index.find({c.process, c.stream});
+      if (it != stream_index.end()) calls[it->second].push_back(&c);
+    }
+    // Collectives: the k-th call on a communicator by each GPU is one instance.
+    std::map<std::tuple<uint64_t, size_t>, std::vector<const sim::OpRecord*>> instances;
+    std::map<std::pair<uint64_t, int>, size_t> seen;  // (comm, gpu) -> calls so far
+    // Send/recv: the n-th send from a to b on a communicator meets the n-th receive.
+    std::map<std::tuple<uint64_t, int, int>, std::vector<const sim::OpRecord*>> sends, recvs;
+    for (auto& [stream, ops] : by_stream) {
+      std::stable_sort(ops.begin(), ops.end(), [](const sim::OpRecord* a, const sim::OpRecord* b) {
+        return std::tie(a->submit, a->start) < std::tie(b->submit, b->start);
+      });
+      const auto& stream_calls = calls[stream];
+      for (size_t i = 0; i < ops.size(); ++i) {
+        const sim::OpRecord* r = ops[i];
+        const bool p2p =
+            r->desc.coll == sim::CollKind::kSend || r->desc.coll == sim::CollKind::kRecv;
+        if (!p2p) {
+          instances[{r->desc.comm, seen[{r->desc.comm, r->gpu}]++}].push_back(r);
+          continue;
+        }
+        if (i >= stream_calls.size()) continue;
+        const CollectiveCall& call = *stream_calls[i];
+        for (const auto& [kind, peer] : call.p2p_parts) {
+          if (static_cast<sim::CollKind>(kind) == sim::CollKind::kSend) {
+            sends[{call.comm, call.rank, peer}].push_back(r);
+          } else {
+            recvs[{call.comm, peer, call.rank}].push_back(r);
+          }
+        }
+      }
+    }
+    // A collective's arrow visits its participants in the order they arrived: the last one is
+    // the rank everybody waited for.
+    for (auto& [key, ops] : instances) {
+      std::sort(ops.begin(), ops.end(), [](const sim::OpRecord* a, const sim::OpRecord* b) {
+        return std::tie(a->start, a->gpu) < std::tie(b->start, b->gpu);
+      });
+      std::vector<std::pair<const sim::OpRecord*, At>> hops;
+      for (const sim::OpRecord* r : ops) hops.emplace_back(r, At::kStart);
+      flow(op_name(e, *ops.front()), hops);
+    }
+    // A send's arrow goes from its start to the end of the receive that took its data.
+    for (const auto& [key, s] : sends) {
+      auto r = recvs.find(key);
+      if (r == recvs.end()) continue;
+      for (size_t i = 0; i < std::min(s.size(), r->second.size()); ++i) {
+        flow("send/recv", {{s[i], At::kStart}, {r->second[i], At::kEnd}});
+      }
+    }
+  }
+
+  void link_counters() {}
+};
+
+}  // namespace
+
+std::string trace_json(const Session& session, const SessionResult& result) {
+  const ReportData data = analyse(session, result);
+  Writer w{session, result, data};
+  w.names();
+  w.gpu_ops();
+  w.nvtx();
+  w.flows();
+  w.link_counters();
+  ordered_json j;
+  j["traceEvents"] = std::move(w.events);
+  j["displayTimeUnit"] = "ns";
+  j["otherData"] = {{"producer", "seer"},
+                    {"cluster", session.options().cluster.name},
+                    {"steps", data.steps.source}};
+  return j.dump() + "\n";
+}
+
+}  // namespace seer::rt
