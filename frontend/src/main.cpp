@@ -33,6 +33,7 @@ struct RunArgs {
   bool quiet = false;
   std::string kernel_db;  // --kernel-db, else $SEER_KERNEL_DB
   std::string step_range;
+  bool torch_traces = false;
   std::vector<std::string> command;
 };
 
@@ -73,6 +74,10 @@ int run(const RunArgs& args) {
   if (const char* db = std::getenv("SEER_KERNEL_DB"); db && options.kernel_db.empty()) {
     options.kernel_db = db;
   }
+  if (args.torch_traces && args.out.empty()) {
+    std::fprintf(stderr, "seer: --torch-traces writes under the --out directory: give --out DIR\n");
+    return kExitUsage;
+  }
   if (!args.step_range.empty()) {
     try {
       const std::regex check(args.step_range, std::regex::icase | std::regex::ECMAScript);
@@ -83,6 +88,7 @@ int run(const RunArgs& args) {
     }
   }
   options.step_range = args.step_range;
+  options.record_link_utilisation = !args.out.empty();
   options.progress = !args.quiet && ::isatty(STDERR_FILENO);
   options.host_time =
       args.host_time == "modeled" ? seer::rt::HostTime::kModeled : seer::rt::HostTime::kMeasured;
@@ -131,9 +137,13 @@ int run(const RunArgs& args) {
     std::fprintf(stderr, "seer: %s\n", result.problems.back().c_str());
   if (!args.out.empty()) {
     try {
-      seer::rt::write_reports(args.out, session, result, run);
-      if (!args.quiet)
-        std::fprintf(stderr, "reports      %s/{summary,run,trace}.json\n", args.out.c_str());
+      seer::rt::ReportFiles files;
+      files.torch_traces = args.torch_traces;
+      seer::rt::write_reports(args.out, session, result, run, files);
+      if (!args.quiet) {
+        std::fprintf(stderr, "reports      %s/{summary,run,trace}.json%s\n", args.out.c_str(),
+                     args.torch_traces ? " and torch/rank*.pt.trace.json" : "");
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "seer: %s\n", e.what());
       return kExitInternal;
@@ -175,6 +185,9 @@ int main(int argc, char** argv) {
                       "Regular expression (case-insensitive) naming the NVTX ranges that are "
                       "training steps; default: ranges named like step/iter, else the most "
                       "repeated outermost range");
+  run_cmd->add_flag("--torch-traces", args.torch_traces,
+                    "Also write per-rank traces shaped like the PyTorch profiler's under "
+                    "OUT/torch/ (for Holistic Trace Analysis, TensorBoard)");
   run_cmd->add_option("command", args.command, "The command to run (after --)")->required();
   seer::check::RunChecks run_checks(*run_cmd);
 

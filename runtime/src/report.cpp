@@ -43,7 +43,7 @@ std::string human_bytes(uint64_t bytes) {
 }
 
 void write_reports(const std::string& dir, const Session& session, const SessionResult& result,
-                   const RunDescription& run) {
+                   const RunDescription& run, const ReportFiles& files) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create --out directory " + dir + ": " + ec.message());
@@ -51,6 +51,14 @@ void write_reports(const std::string& dir, const Session& session, const Session
   write_file(d / "summary.json", summary_json(session, result, run));
   write_file(d / "run.json", run_json(session, result));
   write_file(d / "trace.json", trace_json(session, result));
+  if (files.torch_traces) {
+    std::filesystem::create_directories(d / "torch", ec);
+    if (ec)
+      throw std::runtime_error("cannot create " + (d / "torch").string() + ": " + ec.message());
+    for (const auto& [name, text] : torch_traces(session, result)) {
+      write_file(d / "torch" / name, text);
+    }
+  }
 }
 
 }  // namespace seer::rt

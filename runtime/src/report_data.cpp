@@ -20,7 +20,10 @@ ReportData analyse(const Session& session, const SessionResult& result) {
   for (const sim::OpRecord& r : session.engine().records())
     d.gpu_process.try_emplace(r.gpu, r.process);
   for (const auto& s : session.engine().streams()) d.gpu_process.try_emplace(s.gpu, s.process);
-  for (const ProcessInfo& p : result.processes) d.process_rank[p.process] = p.rank;
+  for (const ProcessInfo& p : result.processes) {
+    d.process_rank[p.process] = p.rank;
+    d.process_index.try_emplace(p.process, static_cast<int>(d.process_index.size()));
+  }
   return d;
 }
 
@@ -33,7 +36,9 @@ std::string process_label(const Session& session, const ReportData& data, int pr
   auto it = data.process_rank.find(process);
   std::string label = it != data.process_rank.end() && it->second >= 0
                           ? "rank " + std::to_string(it->second)
-                          : "process " + std::to_string(process);
+                          : "process " + std::to_string(data.process_index.count(process)
+                                                            ? data.process_index.at(process)
+                                                            : process);
   if (gpus.empty()) return label;
   const int first = *gpus.begin(), last = *gpus.rbegin();
   label += " (node " + std::to_string(e.gpu_node(first));
@@ -41,6 +46,13 @@ std::string process_label(const Session& session, const ReportData& data, int pr
   label += gpus.size() == 1 ? ", GPU " + std::to_string(first)
                             : ", GPUs " + std::to_string(first) + "-" + std::to_string(last);
   return label + ")";
+}
+
+std::string process_file_stem(const ReportData& data, int process) {
+  auto r = data.process_rank.find(process);
+  if (r != data.process_rank.end() && r->second >= 0) return "rank" + std::to_string(r->second);
+  auto i = data.process_index.find(process);
+  return "process" + std::to_string(i != data.process_index.end() ? i->second : process);
 }
 
 std::string gpu_label(const Session& session, const ReportData& data, int gpu) {

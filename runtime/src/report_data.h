@@ -15,15 +15,19 @@ struct ReportData {
   RunStats stats;
   NvtxTimeline nvtx;
   Steps steps;
-  std::map<int, int> gpu_process;   // GPU -> the process that used it (first seen)
-  std::map<int, int> process_rank;  // process key -> rank (-1 when unknown)
+  std::map<int, int> gpu_process;    // GPU -> the process that used it (first seen)
+  std::map<int, int> process_rank;   // process key -> rank (-1 when unknown)
+  std::map<int, int> process_index;  // process key -> position among the processes (0, 1, ...)
 };
 
 ReportData analyse(const Session& session, const SessionResult& result);
 
-// "rank 3 (node 0, GPU 3)", "process 0 (node 0, GPUs 0-7)".
+// "rank 3 (node 0, GPU 3)", "process 0 (node 0, GPUs 0-7)" (a process without a rank is named by
+// its position among the processes).
 std::string process_label(const Session& session, const ReportData& data, int process);
 // "node 1 gpu 9 (rank 9)"
+// "rank3" or "process0": for file names.
+std::string process_file_stem(const ReportData& data, int process);
 std::string gpu_label(const Session& session, const ReportData& data, int gpu);
 
 std::string fmt(const char* format, double v);

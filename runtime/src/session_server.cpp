@@ -147,6 +147,7 @@ SessionServer::SessionServer(SessionOptions options)
     net.env = sim::nccl::parse_env([](const char* name) { return std::getenv(name); });
     for (const std::string& e : net.env.errors) problems_.push_back("NCCL environment: " + e);
     net.gpu = c.gpu;
+    net.record_link_utilisation = options_.record_link_utilisation;
     engine_.set_network(std::move(net));
   }
   if (!options_.kernel_db.empty()) {

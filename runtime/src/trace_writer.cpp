@@ -18,7 +18,8 @@ namespace {
 using nlohmann::ordered_json;
 
 constexpr int kHostThreadTid = 1'000'000;  // host thread N is track kHostThreadTid + N
-constexpr int kNetworkPid = -1;            // the process holding the link counters
+constexpr int kNetworkPid = 1 << 30;       // the process holding the link counters
+constexpr size_t kMaxLinkCounters = 64;
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
@@ -240,7 +241,35 @@ struct Writer {
     }
   }
 
-  void link_counters() {}
+  // The busiest links (by bytes carried) as counter tracks of their load.
+  void link_counters() {
+    std::vector<sim::LinkSeries> links = session.engine().link_utilisation();
+    if (links.empty()) return;
+    std::vector<std::pair<double, size_t>> carried;
+    for (size_t i = 0; i < links.size(); ++i) {
+      double bytes = 0;
+      const auto& p = links[i].points;
+      for (size_t k = 0; k + 1 < p.size(); ++k) {
+        bytes += p[k].second * static_cast<double>(p[k + 1].first - p[k].first) / 1e9;
+      }
+      carried.emplace_back(-bytes, i);
+    }
+    std::sort(carried.begin(), carried.end());
+    if (carried.size() > kMaxLinkCounters) carried.resize(kMaxLinkCounters);
+    meta("process_name", kNetworkPid, -1,
+         "network links (GB/s carried; busiest " + std::to_string(carried.size()) + " of " +
+             std::to_string(links.size()) + ")");
+    for (const auto& [neg_bytes, i] : carried) {
+      const sim::LinkSeries& l = links[i];
+      for (const auto& [t, bytes_per_s] : l.points) {
+        events.push_back({{"ph", "C"},
+                          {"name", l.name},
+                          {"pid", kNetworkPid},
+                          {"ts", us(t)},
+                          {"args", {{"GB/s", bytes_per_s / 1e9}}}});
+      }
+    }
+  }
 };
 
 }  // namespace

@@ -144,6 +144,51 @@ TEST(Trace, DataParallelRanksCollectivesAndNvtx) {
     EXPECT_EQ(pids.size(), static_cast<size_t>(ranks));
   }
   EXPECT_EQ(allreduce_flows, steps * buckets);
+  // Link load as counter tracks: the all-reduces move data over the GPUs' NVSwitch ports, never
+  // above a port's 450 GB/s (DGX H100: 18 NVLink 4 links of 25 GB/s per direction).
+  std::set<std::string> counters;
+  for (const json& e : t.events) {
+    if (e["ph"] != "C") continue;
+    counters.insert(e["name"].get<std::string>());
+    const double gbs = e["args"]["GB/s"];
+    EXPECT_GE(gbs, 0) << e.dump();
+    EXPECT_LE(gbs, 450.0 + 1e-6) << e.dump();
+  }
+  EXPECT_TRUE(counters.count("node0/gpu0->nvswitch")) << counters.size();
+}
+
+// --torch-traces: one Kineto-shaped file per rank, with its rank, its device's kernels and NCCL
+// kernels, and one ProfilerStep per step.
+TEST(Trace, TorchProfilerShapedFilesPerRank) {
+  TempDir dir;
+  const int ranks = 2, steps = 3;
+  const Outcome o =
+      run_command({seer_bin(), "run", "--host-time", "modeled", "--cluster", "dgx-h100", "--out",
+                   dir.path(), "--torch-traces", "--", example("dp_train"), "-g",
+                   std::to_string(ranks), "--steps", std::to_string(steps), "--layers", "2"});
+  ASSERT_EQ(o.exit_code, 0) << o.describe();
+  // One process drives both GPUs: one file (the process has no rank), both devices.
+  const json t = read_json(dir.file("torch/process0.pt.trace.json"));
+  EXPECT_EQ(t["schemaVersion"], 1);
+  EXPECT_EQ(t["distributedInfo"]["backend"], "nccl");
+  EXPECT_EQ(t["distributedInfo"]["rank"], 0);
+  ASSERT_EQ(t["deviceProperties"].size(), 2u);
+  EXPECT_EQ(t["deviceProperties"][0]["numSms"], 132);
+  std::map<std::string, int> cats;
+  int profiler_steps = 0, nccl = 0;
+  for (const json& e : t["traceEvents"]) {
+    cats[e["cat"]]++;
+    const std::string name = e["name"];
+    profiler_steps += name.rfind("ProfilerStep#", 0) == 0;
+    if (name.rfind("ncclDevKernel_AllReduce", 0) == 0) {
+      ++nccl;
+      EXPECT_EQ(e["args"]["Group size"], ranks);
+    }
+  }
+  EXPECT_GT(cats["kernel"], 0);
+  EXPECT_GT(cats["user_annotation"], 0);
+  EXPECT_EQ(profiler_steps, steps);
+  EXPECT_GT(nccl, 0);
 }
 
 TEST(Trace, PipelineSendRecvArrows) {

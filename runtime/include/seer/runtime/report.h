@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -26,10 +27,19 @@ std::string run_json(const Session& session, const SessionResult& result);
 // trace.json: Chrome trace format (one process per rank, one track per stream).
 std::string trace_json(const Session& session, const SessionResult& result);
 
-// Writes summary.json, run.json and trace.json under `dir` (created if missing). Throws on I/O
-// errors with a message naming the file.
+// Per-rank traces in the PyTorch profiler's (Kineto's) JSON shape, by file name
+// ("rank3.pt.trace.json"; "process0.pt.trace.json" for a process without a rank).
+std::map<std::string, std::string> torch_traces(const Session& session,
+                                                const SessionResult& result);
+
+struct ReportFiles {
+  bool torch_traces = false;  // also DIR/torch/rank<R>.pt.trace.json
+};
+
+// Writes summary.json, run.json and trace.json under `dir` (created if missing), and the files
+// `files` asks for. Throws on I/O errors with a message naming the file.
 void write_reports(const std::string& dir, const Session& session, const SessionResult& result,
-                   const RunDescription& run);
+                   const RunDescription& run, const ReportFiles& files = {});
 
 std::string human_time(int64_t ns);
 std::string human_bytes(uint64_t bytes);

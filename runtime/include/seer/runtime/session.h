@@ -45,6 +45,8 @@ struct SessionOptions {
   // Which NVTX ranges are training steps: a regular expression searched (case-insensitively) in
   // the range names; empty: ranges named like "step"/"iter", else the most repeated outer range.
   std::string step_range;
+  // Keep per-link load over time for the trace's counter tracks (the CLI sets it with --out).
+  bool record_link_utilisation = false;
 };
 
 // One process that joined the simulation, as the report sees it.
