@@ -359,7 +359,9 @@ TEST(Errors, StepMetricWithoutStepsExit2) {
     const Result r = seer({"check", s, "--assert", a, "--assert", "simulated_time_ms<=1", "--junit",
                            dir.file("j.xml")});
     EXPECT_EXIT_CODE(r, 2) << a;  // an error outranks the breach next to it
-    EXPECT_TRUE(contains(r.err, "this summary has no steps (the program has no NVTX step ranges)"))
+    EXPECT_TRUE(contains(
+        r.err,
+        "this summary has no steps (no NVTX step ranges and no recurring collective sequence)"))
         << r.err;
     const JUnit j = read_junit(dir.file("j.xml"));
     ASSERT_TRUE(j.ok);

@@ -296,8 +296,9 @@ int execute(const Plan& plan, const std::string& summary_path, std::ostream& out
   return failures > 0 ? kExitBreach : kExitPass;
 }
 
-void add_check_options(CLI::App& cmd, CheckOptions& o, CLI::Option*& max_regression) {
-  cmd.add_option("--assert", o.asserts,
+void add_check_options(CLI::App& cmd, CheckOptions& o, CLI::Option*& max_regression,
+                       const std::string& assert_names = "--assert") {
+  cmd.add_option(assert_names, o.asserts,
                  "A condition the summary must meet: METRIC OP VALUE[UNIT], OP one of <= < >= > "
                  "== !=, e.g. 'step_time_ms<=120' or 'peak_memory_gib<70GiB'. Repeatable")
       ->allow_extra_args(false);
@@ -363,7 +364,8 @@ int CheckCommand::run() {
 RunChecks::RunChecks(CLI::App& run_cmd) {
   CLI::App* group = run_cmd.add_option_group(
       "Checks", "Check DIR/summary.json after the run, as seer check does (needs --out DIR)");
-  add_check_options(*group, options_, max_regression_);
+  // `seer run ... --check 'step_time_ms<=120'` reads as well as --assert.
+  add_check_options(*group, options_, max_regression_, "--assert,--check");
 }
 
 int RunChecks::run(const std::string& out_dir, const std::function<int()>& run_program) {

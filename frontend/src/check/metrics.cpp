@@ -94,12 +94,14 @@ class Reader {
   const json& steps(const std::string& metric) const {
     auto it = s_.json.find("steps");
     if (it == s_.json.end() || it->is_null() || !has_steps(s_)) {
-      throw InputError(s_.path +
-                       ": this summary has no steps (the program has no NVTX step ranges), so "
-                       "it has no " +
-                       metric +
-                       "; gate on simulated_time_ms instead, or mark each step with an "
-                       "NVTX range");
+      throw InputError(
+          s_.path +
+          ": this summary has no steps (no NVTX step ranges and no recurring collective "
+          "sequence), so "
+          "it has no " +
+          metric +
+          "; gate on simulated_time_ms instead, or mark each step with an "
+          "NVTX range");
     }
     return *it;
   }
@@ -135,7 +137,8 @@ const std::vector<Metric>& metric_table() {
        "simulated time from the start of the run to the end of its last process "
        "(simulated_time_ns / 1e6)"},
       {"step_time_ms", Unit::kMilliseconds, true,
-       "mean simulated time of a training step (steps.mean_ns / 1e6); needs NVTX step ranges"},
+       "mean simulated time of a training step after the warm-up (steps.mean_ns / 1e6); needs "
+       "NVTX step ranges or a recurring collective sequence"},
       {"step_time_p50_ms", Unit::kMilliseconds, false,
        "median simulated step time (steps.p50_ns / 1e6); needs NVTX step ranges"},
       {"step_time_max_ms", Unit::kMilliseconds, false,
