@@ -527,6 +527,7 @@ void SessionServer::on_wait_done(uint64_t token, Time completion) {
   const wire::Request& r = pr.request;
   if (is_sync_request(r)) {
     const Time t = completion > r.t() ? completion + options_.costs.sync_return : r.t();
+    if (t > r.t()) host_waits_.push_back({c.process, r.thread(), r.t(), t, describe(r)});
     answer(c, r.id(), t, true, completion);
   } else {
     answer(c, r.id(), r.t(), completion <= r.t(), completion);
@@ -810,6 +811,7 @@ SessionResult SessionServer::result() const {
   r.requests = requests_;
   r.nvtx = nvtx_;
   r.collective_calls = collective_calls_;
+  r.host_waits = host_waits_;
   return r;
 }
 

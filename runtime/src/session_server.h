@@ -113,6 +113,7 @@ class SessionServer : public sim::WaitListener {
   uint64_t requests_ = 0;
   std::vector<NvtxEvent> nvtx_;
   std::vector<CollectiveCall> collective_calls_;
+  std::vector<HostWait> host_waits_;
   std::chrono::steady_clock::time_point last_progress_line_;
   uint64_t records_at_progress_line_ = 0;
   bool progress_shown_ = false;

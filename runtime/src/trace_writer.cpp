@@ -83,6 +83,7 @@ struct Writer {
     std::map<std::pair<int, uint32_t>, bool> threads;
     for (const NvtxRange& r : data.nvtx.ranges) threads[{r.process, r.thread}] = true;
     for (const NvtxMark& m : data.nvtx.marks) threads[{m.process, m.thread}] = true;
+    for (const HostWait& w : result.host_waits) threads[{w.process, w.thread}] = true;
     for (const auto& [key, unused] : threads) {
       auto named = data.nvtx.thread_names.find(key);
       meta("thread_name", key.first, kHostThreadTid + static_cast<int>(key.second),
@@ -146,6 +147,15 @@ struct Writer {
                             {"ts", us(ph[0] == 'b' ? r.start : r.end)}});
         }
       }
+    }
+    for (const HostWait& w : result.host_waits) {
+      events.push_back({{"ph", "X"},
+                        {"name", w.call},
+                        {"cat", "cuda_api"},
+                        {"pid", w.process},
+                        {"tid", kHostThreadTid + static_cast<int>(w.thread)},
+                        {"ts", us(w.start)},
+                        {"dur", us(w.end - w.start)}});
     }
     for (const NvtxMark& m : data.nvtx.marks) {
       events.push_back({{"ph", "i"},

@@ -155,6 +155,20 @@ TEST(Trace, DataParallelRanksCollectivesAndNvtx) {
     EXPECT_LE(gbs, 450.0 + 1e-6) << e.dump();
   }
   EXPECT_TRUE(counters.count("node0/gpu0->nvswitch")) << counters.size();
+
+  // The per-GPU split adds up: compute, exposed communication and idle tile the run, and the
+  // buckets' all-reduces overlap the rest of the backward pass.
+  const json summary = read_json(dir.file("summary.json"));
+  const int64_t end = summary["simulated_time_ns"];
+  ASSERT_EQ(summary["gpus"].size(), static_cast<size_t>(ranks));
+  for (const json& g : summary["gpus"]) {
+    const int64_t compute = g["compute_ns"], exposed = g["exposed_comm_ns"],
+                  overlap = g["overlap_ns"], idle = g["idle_ns"], comm = g["comm_ns"];
+    EXPECT_EQ(compute + exposed + idle, end) << g.dump();
+    EXPECT_EQ(exposed + overlap, comm) << g.dump();
+    EXPECT_GT(overlap, 0) << g.dump();
+    EXPECT_GE(exposed, 0) << g.dump();
+  }
 }
 
 // --torch-traces: one Kineto-shaped file per rank, with its rank, its device's kernels and NCCL

@@ -354,7 +354,10 @@ TEST_F(ScriptedSession, SummaryJson) {
   const json s = json::parse(summary_json(*session_, result_, run));
   EXPECT_EQ(s["schema"], "seer.summary");
   EXPECT_EQ(s["simulated_time_ns"], 44944);
-  EXPECT_EQ(s["processes"], json::parse(R"j([{"process":0,"rank":0,"exited_normally":true}])j"));
+  EXPECT_EQ(
+      s["processes"],
+      json::parse(
+          R"j([{"process":0,"rank":0,"label":"rank 0 (node 0, GPU 0)","exited_normally":true}])j"));
   ASSERT_EQ(s["gpus"].size(), 1u);
   const json& g = s["gpus"][0];
   EXPECT_EQ(g["gpu"], 0);
@@ -378,15 +381,20 @@ TEST_F(ScriptedSession, SummaryJson) {
 TEST_F(ScriptedSession, TraceJson) {
   const json t = json::parse(trace_json(*session_, result_));
   const json& ev = t["traceEvents"];
-  ASSERT_EQ(ev.size(), 6u) << ev.dump(1);  // 1 process name, 2 thread names, 3 ops
-  const json process_name =
-      json::parse(R"j({"ph":"M","name":"process_name","pid":0,"args":{"name":"rank 0 (unit)"}})j");
+  // Process name and sort index, 2 stream tracks and the host thread, 3 ops, and the host
+  // thread's wait in cudaStreamSynchronize.
+  ASSERT_EQ(ev.size(), 9u) << ev.dump(1);
+  const json process_name = json::parse(
+      R"j({"ph":"M","name":"process_name","pid":0,"args":{"name":"rank 0 (node 0, GPU 0)"}})j");
   const json thread_name = json::parse(
       R"j({"ph":"M","name":"thread_name","pid":0,"tid":0,"args":{"name":"GPU 0 stream 1"}})j");
   EXPECT_EQ(ev[0], process_name);
-  EXPECT_EQ(ev[1], thread_name);
-  EXPECT_EQ(ev[2]["args"]["name"], "GPU 0 stream 2");
-  const json& k = ev[3];
+  EXPECT_EQ(ev[1]["name"], "process_sort_index");
+  EXPECT_EQ(ev[2], thread_name);
+  EXPECT_EQ(ev[3]["args"]["name"], "GPU 0 stream 2");
+  EXPECT_EQ(ev[4]["args"]["name"], "host thread 0");
+  EXPECT_EQ(ev[4]["tid"], 1000000);
+  const json& k = ev[5];
   EXPECT_EQ(k["ph"], "X");
   EXPECT_EQ(k["name"], "kernel(float*, int)");
   EXPECT_EQ(k["cat"], "kernel");
@@ -396,18 +404,25 @@ TEST_F(ScriptedSession, TraceJson) {
   EXPECT_EQ(k["args"]["grid"], json({1057, 1, 1}));
   EXPECT_EQ(k["args"]["block"], json({256, 1, 1}));
   EXPECT_DOUBLE_EQ(k["args"]["submit_us"].get<double>(), 1.0);
-  const json& d2h = ev[4];
+  const json& d2h = ev[6];
   EXPECT_EQ(d2h["name"], "memcpy DtoH");
   EXPECT_EQ(d2h["cat"], "memory");
   EXPECT_EQ(d2h["tid"], 1);
   EXPECT_DOUBLE_EQ(d2h["ts"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(d2h["dur"].get<double>(), 43.944);
   EXPECT_EQ(d2h["args"]["bytes"], 2097152);
-  const json& h2d = ev[5];
+  const json& h2d = ev[7];
   EXPECT_EQ(h2d["name"], "memcpy HtoD");
   EXPECT_DOUBLE_EQ(h2d["ts"].get<double>(), 6.0);
   EXPECT_DOUBLE_EQ(h2d["dur"].get<double>(), 22.972);
   EXPECT_DOUBLE_EQ(h2d["args"]["submit_us"].get<double>(), 2.0);
+  // The host waited from its call (3 us) until the copy it waited for ended, plus the 1 us
+  // sync return.
+  const json& wait = ev[8];
+  EXPECT_EQ(wait["name"], "cudaStreamSynchronize");
+  EXPECT_EQ(wait["cat"], "cuda_api");
+  EXPECT_DOUBLE_EQ(wait["ts"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(wait["ts"].get<double>() + wait["dur"].get<double>(), 6.0 + 22.972 + 1.0);
 }
 
 TEST_F(ScriptedSession, TerminalReportAndFiles) {

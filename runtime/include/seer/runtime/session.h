@@ -80,6 +80,16 @@ struct CollectiveCall {
   std::vector<std::pair<int, int>> p2p_parts;  // (sim::CollKind of a send or recv, peer rank)
 };
 
+// A host thread blocked in a call the session answered (cudaStreamSynchronize & co. whose GPU
+// work was not already known to be complete), from the call to its return.
+struct HostWait {
+  int process = 0;
+  uint32_t thread = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+  std::string call;
+};
+
 struct SessionResult {
   std::vector<ProcessInfo> processes;
   std::vector<std::string> problems;  // deadlocks, protocol errors, processes that vanished
@@ -90,6 +100,7 @@ struct SessionResult {
   uint64_t requests = 0;
   std::vector<NvtxEvent> nvtx;                   // per process and thread in call order
   std::vector<CollectiveCall> collective_calls;  // per process in call order
+  std::vector<HostWait> host_waits;
 };
 
 class SessionServer;
