@@ -5,6 +5,22 @@
 
 namespace seer::rt {
 
+namespace {
+
+// A range opened by `e` (a push or a start), not yet closed.
+NvtxRange opened_by(const NvtxEvent& e) {
+  NvtxRange r;
+  r.process = e.process;
+  r.thread = e.thread;
+  r.domain = e.domain;
+  r.name = e.message;
+  r.start = e.t;
+  r.pushed = e.kind == NvtxEvent::kPush;
+  return r;
+}
+
+}  // namespace
+
 NvtxTimeline build_nvtx_timeline(const std::vector<NvtxEvent>& events) {
   NvtxTimeline out;
   std::map<std::tuple<int, uint32_t, std::string>, std::vector<NvtxRange>> stacks;
@@ -13,12 +29,7 @@ NvtxTimeline build_nvtx_timeline(const std::vector<NvtxEvent>& events) {
     switch (e.kind) {
       case NvtxEvent::kPush: {
         auto& stack = stacks[{e.process, e.thread, e.domain}];
-        NvtxRange r;
-        r.process = e.process;
-        r.thread = e.thread;
-        r.domain = e.domain;
-        r.name = e.message;
-        r.start = e.t;
+        NvtxRange r = opened_by(e);
         r.depth = static_cast<int>(stack.size());
         stack.push_back(std::move(r));
         break;
@@ -32,17 +43,9 @@ NvtxTimeline build_nvtx_timeline(const std::vector<NvtxEvent>& events) {
         out.ranges.push_back(std::move(r));
         break;
       }
-      case NvtxEvent::kStart: {
-        NvtxRange r;
-        r.process = e.process;
-        r.thread = e.thread;
-        r.domain = e.domain;
-        r.name = e.message;
-        r.start = e.t;
-        r.pushed = false;
-        started[{e.process, e.id}] = std::move(r);
+      case NvtxEvent::kStart:
+        started[{e.process, e.id}] = opened_by(e);
         break;
-      }
       case NvtxEvent::kEnd: {
         auto it = started.find({e.process, e.id});
         if (it == started.end()) break;

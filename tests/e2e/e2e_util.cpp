@@ -146,6 +146,15 @@ nlohmann::json read_json(const std::string& path) {
 
 std::string seer_bin() { return SEER_BIN; }
 std::string seer_lib_dir() { return SEER_LIB_DIR; }
+#ifdef E2E_MPIRUN
+std::vector<std::string> mpirun(int np, std::vector<std::string> command) {
+  std::vector<std::string> argv{E2E_MPIRUN, "--oversubscribe", "-np", std::to_string(np)};
+  if (::geteuid() == 0) argv.insert(argv.begin() + 1, "--allow-run-as-root");
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+#endif
+
 std::string program(const std::string& name) { return std::string(E2E_PROGRAM_DIR) + "/" + name; }
 std::string source_dir() { return E2E_SOURCE_DIR; }
 

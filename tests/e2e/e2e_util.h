@@ -59,6 +59,18 @@ std::string seer_lib_dir();
 std::string program(const std::string& name);  // a test program built from programs/NAME.cu
 std::string source_dir();                      // tests/e2e in the source tree
 
+#ifdef E2E_EXAMPLES_DIR
+// A program of examples/ as the build made it.
+inline std::string example(const std::string& name) {
+  return std::string(E2E_EXAMPLES_DIR) + "/" + name;
+}
+#endif
+
+#ifdef E2E_MPIRUN
+// `mpirun --oversubscribe -np NP COMMAND...` (as root: --allow-run-as-root).
+std::vector<std::string> mpirun(int np, std::vector<std::string> command);
+#endif
+
 // `seer ARGS...`.
 Outcome seer(const std::vector<std::string>& args, const Env& env = {});
 // `seer run --host-time MODE --cluster CLUSTER --out OUT -- COMMAND...`.

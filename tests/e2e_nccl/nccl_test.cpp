@@ -12,15 +12,6 @@
 namespace seer::e2e {
 namespace {
 
-std::string example(const std::string& name) { return std::string(E2E_EXAMPLES_DIR) + "/" + name; }
-
-std::vector<std::string> mpirun(int np, std::vector<std::string> command) {
-  std::vector<std::string> argv{E2E_MPIRUN, "--oversubscribe", "-np", std::to_string(np)};
-  if (::geteuid() == 0) argv.insert(argv.begin() + 1, "--allow-run-as-root");
-  argv.insert(argv.end(), command.begin(), command.end());
-  return argv;
-}
-
 // These tests check the simple collective model (simcore/README.md "Collective model"), which
 // SEER_NCCL_MODEL=simple selects; the NCCL model is validated in tests/validation.
 const Env kSimpleModel{{"SEER_NCCL_MODEL", "simple"}};

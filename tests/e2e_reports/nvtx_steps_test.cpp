@@ -13,15 +13,6 @@
 namespace seer::e2e {
 namespace {
 
-std::string example(const std::string& name) { return std::string(E2E_EXAMPLES_DIR) + "/" + name; }
-
-std::vector<std::string> mpirun(int np, std::vector<std::string> command) {
-  std::vector<std::string> argv{E2E_MPIRUN, "--oversubscribe", "-np", std::to_string(np)};
-  if (::geteuid() == 0) argv.insert(argv.begin() + 1, "--allow-run-as-root");
-  argv.insert(argv.end(), command.begin(), command.end());
-  return argv;
-}
-
 // nvtx_steps' kernel: `waves` full waves of 256-thread blocks on an H100 (132 SMs x 8 blocks).
 int64_t layer_ns(int64_t waves) { return model::kernel_ns(model::kH100, waves * 132 * 8, 256); }
 

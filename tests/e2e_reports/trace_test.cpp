@@ -19,15 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string example(const std::string& name) { return std::string(E2E_EXAMPLES_DIR) + "/" + name; }
-
-std::vector<std::string> mpirun(int np, std::vector<std::string> command) {
-  std::vector<std::string> argv{E2E_MPIRUN, "--oversubscribe", "-np", std::to_string(np)};
-  if (::geteuid() == 0) argv.insert(argv.begin() + 1, "--allow-run-as-root");
-  argv.insert(argv.end(), command.begin(), command.end());
-  return argv;
-}
-
 struct Slice {
   double ts, end;
   std::string name;

@@ -12,8 +12,6 @@
 namespace seer::e2e {
 namespace {
 
-std::string example(const std::string& name) { return std::string(E2E_EXAMPLES_DIR) + "/" + name; }
-
 // busbw (GB/s) by buffer size of coll_bench's rows for one operation.
 std::map<double, double> busbw_by_size(const std::string& out) {
   std::map<double, double> rows;
