@@ -69,7 +69,18 @@ int run(const RunArgs& args) {
     }
     options.nccl_model = m;
   }
-  if (const char* v = std::getenv("SEER_NCCL_VERSION")) options.nccl_version = std::atoi(v);
+  if (const char* v = std::getenv("SEER_NCCL_VERSION"); v && *v) {
+    char* end = nullptr;
+    const long code = std::strtol(v, &end, 10);
+    if (*end != '\0' || code < 20000 || code > 99999) {
+      std::fprintf(stderr,
+                   "seer: SEER_NCCL_VERSION: '%s' is not an NCCL version code (e.g. 22809 for "
+                   "2.28.9, 21805 for 2.18.5)\n",
+                   v);
+      return kExitUsage;
+    }
+    options.nccl_version = static_cast<int>(code);
+  }
   options.kernel_db = args.kernel_db;
   if (const char* db = std::getenv("SEER_KERNEL_DB"); db && options.kernel_db.empty()) {
     options.kernel_db = db;

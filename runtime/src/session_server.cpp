@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "seer/runtime/kernel_db.h"
+#include "seer/runtime/report.h"
 #include "seer/simcore/nccl/env.h"
 
 namespace seer::rt {
@@ -784,9 +785,11 @@ void SessionServer::show_progress() {
   for (const auto& c : clients_) simulated = std::max(simulated, c->info.last_time);
   const double rate =
       progress_shown_ ? static_cast<double>(records_ - records_at_progress_line_) / since : 0;
-  std::fprintf(stderr, "\r\033[Kseer: simulated %.3f ms, %d rank%s active, %.0f records/s",
-               static_cast<double>(simulated) / 1e6, live_clients(), live_clients() == 1 ? "" : "s",
-               rate);
+  const int live = live_clients();
+  std::string line = "seer: simulated " + human_time(simulated) + ", " + std::to_string(live) +
+                     (live == 1 ? " process" : " processes") + " running";
+  if (progress_shown_) line += ", " + std::to_string(static_cast<int64_t>(rate)) + " records/s";
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);
   last_progress_line_ = now;
   records_at_progress_line_ = records_;

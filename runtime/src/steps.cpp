@@ -89,8 +89,9 @@ bool gaps_repeat(const std::vector<int64_t>& gaps, size_t from, size_t period) {
 
 // Per process, a step is one period of its collective sequence: the shortest period over which
 // both the sequence (operation, size, communicator) and the intervals between the collectives'
-// starts repeat, three times or more. Several identical collectives per step (gradient buckets)
-// are told apart by their timing; the step starts after the longest interval of the period.
+// starts repeat, three times or more, over at least half of the sequence. Several identical
+// collectives per step (gradient buckets) are told apart by their timing; the step starts after the
+// longest interval of the period.
 std::map<int, std::vector<Span>> collective_steps(const sim::Engine& engine, std::string& label) {
   struct Entry {
     int64_t submit;
@@ -125,7 +126,9 @@ std::map<int, std::vector<Span>> collective_steps(const sim::Engine& engine, std
           break;
         }
       }
-      if ((n - offset) / base < 3) continue;
+      // A training loop repeats through most of the run; a sweep (a benchmark's growing sizes)
+      // only repeats at its end, which is no step.
+      if ((n - offset) / base < 3 || 2 * (n - offset) < n) continue;
       size_t period = 0;
       for (size_t p = base; (n - offset) / p >= 3; p += base) {
         if (gaps_repeat(gaps, offset + 1, p)) {

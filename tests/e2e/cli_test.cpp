@@ -64,6 +64,16 @@ TEST(Cli, UsageErrorsExit2) {
   EXPECT_EQ(seer({"frobnicate"}).exit_code, 2);
   EXPECT_EQ(seer({"run"}).exit_code, 2);
   EXPECT_EQ(seer({"run", "--host-time", "sometimes", "--", "true"}).exit_code, 2);
+  EXPECT_EQ(seer({"run", "--torch-traces", "--", "true"}).exit_code, 2);  // needs --out
+  const Outcome bad_version = seer({"run", "--", "true"}, {{"SEER_NCCL_VERSION", "2.28"}});
+  EXPECT_EQ(bad_version.exit_code, 2);
+  EXPECT_NE(bad_version.err.find("SEER_NCCL_VERSION: '2.28' is not an NCCL version code"),
+            std::string::npos)
+      << bad_version.err;
+  const Outcome bad_model = seer({"run", "--", "true"}, {{"SEER_NCCL_MODEL", "fancy"}});
+  EXPECT_EQ(bad_model.exit_code, 2);
+  // An empty variable is as good as an unset one.
+  EXPECT_EQ(seer({"run", "--quiet", "--", "true"}, {{"SEER_NCCL_VERSION", ""}}).exit_code, 0);
 }
 
 TEST(Cli, Presets) {
