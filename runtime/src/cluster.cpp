@@ -146,10 +146,12 @@ void parse_network(const YAML::Node& root, const YAML::Node& node, const std::st
       s.rail_optimized = boolean(f["rail_optimized"], "fabric.rail_optimized");
     if (f["routing"]) {
       const std::string r = scalar(f["routing"], "fabric.routing");
-      if (r != "ecmp" && r != "single-path") {
-        throw ClusterError("fabric.routing: '" + r + "' is not one of: ecmp, single-path");
+      if (r != "ecmp" && r != "single-path" && r != "adaptive") {
+        throw ClusterError("fabric.routing: '" + r +
+                           "' is not one of: ecmp, single-path, adaptive");
       }
-      c.ecmp = r == "ecmp";
+      c.ecmp = r != "single-path";
+      c.adaptive_routing = r == "adaptive";
     }
     if (f["payload_efficiency"]) {
       c.payload_efficiency = fraction(f["payload_efficiency"], "fabric.payload_efficiency");

@@ -143,6 +143,7 @@ SessionServer::SessionServer(SessionOptions options)
     sim::NetworkConfig net;
     net.shape = c.shape;
     net.ecmp = c.ecmp;
+    net.adaptive_routing = c.adaptive_routing;
     net.payload_efficiency = c.payload_efficiency;
     net.nccl_version = options_.nccl_version;
     net.env = sim::nccl::parse_env([](const char* name) { return std::getenv(name); });

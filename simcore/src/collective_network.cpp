@@ -109,10 +109,36 @@ std::vector<std::vector<int>> CollectiveNetwork::local_orders(const Comm& c, int
   return out;
 }
 
+// ECMP: the path the flow hash picks. Adaptive: of the paths several hashes pick, the one whose
+// busiest link carries the fewest flows (the first on ties, so runs stay deterministic).
+const net::Path& CollectiveNetwork::choose_path(net::NodeId src, net::NodeId dst, uint64_t hash) {
+  const net::Path* best = &router_.route(src, dst, hash);
+  if (!config_.adaptive_routing) return *best;
+  const auto load = [&](const net::Path& p) {
+    int most = 0;
+    for (const net::LinkId l : p.links) {
+      auto it = link_flows_.find(l);
+      if (it != link_flows_.end()) most = std::max(most, it->second);
+    }
+    return most;
+  };
+  constexpr int kCandidates = 16;
+  int best_load = load(*best);
+  for (int i = 1; i < kCandidates && best_load > 0; ++i) {
+    const net::Path& p = router_.route(src, dst, net::hash_combine(hash, static_cast<uint64_t>(i)));
+    const int l = load(p);
+    if (l < best_load) {
+      best = &p;
+      best_load = l;
+    }
+  }
+  return *best;
+}
+
 bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::NodeId dst,
                                  double bytes, double rate, uint64_t token, uint64_t hash) {
   if (src == dst || bytes <= 0) return false;
-  net::Path path = router_.route(src, dst, hash);
+  net::Path path = choose_path(src, dst, hash);
   path.latency = latency;  // NCCL's latency term, which covers the hops
   const net::FlowId id = flows_.start_flow(now, path, bytes, rate);
   flow_token_[id] = token;
@@ -121,7 +147,7 @@ bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::N
     if (static_cast<size_t>(l) >= link_bytes_.size()) link_bytes_.resize(l + 1, 0.0);
     link_bytes_[l] += bytes;
   }
-  if (config_.record_link_utilisation) {
+  if (track_links()) {
     flow_links_[id] = path.links;
     for (const net::LinkId l : path.links) ++link_flows_[l];
   }
@@ -352,7 +378,7 @@ std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
   const std::vector<net::FlowId> finished = flows_.advance_to(t);
   if (config_.record_link_utilisation) record_utilisation(t);
   for (const net::FlowId id : finished) {
-    if (config_.record_link_utilisation) {
+    if (track_links()) {
       auto fl = flow_links_.find(id);
       if (fl != flow_links_.end()) {
         for (const net::LinkId l : fl->second) --link_flows_[l];

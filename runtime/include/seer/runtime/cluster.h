@@ -22,6 +22,7 @@ struct ClusterSpec {
   net::ClusterShape shape;
   double payload_efficiency = 0.95;  // share of NIC line rate NCCL payload reaches
   bool ecmp = true;
+  bool adaptive_routing = false;  // fabric.routing: adaptive (implies ECMP's path choice)
 };
 
 // Errors in a cluster description: the message names the field and the offending value.

@@ -24,6 +24,9 @@ namespace seer::sim {
 struct NetworkConfig {
   net::ClusterShape shape;
   bool ecmp = true;
+  // Adaptive routing (InfiniBand AR, Spectrum-X): a flow takes the least-loaded of its
+  // equal-cost paths when it starts, instead of the one its hash picks.
+  bool adaptive_routing = false;
   double payload_efficiency = 0.95;  // NIC links carry this share of their line rate
   int nccl_version = 22809;
   nccl::Env env;
@@ -121,6 +124,8 @@ class CollectiveNetwork {
   // Link utilisation recording (NetworkConfig::record_link_utilisation).
   std::map<net::FlowId, std::vector<net::LinkId>> flow_links_;
   std::map<net::LinkId, int> link_flows_;  // flows (waiting or sharing) on each link
+  bool track_links() const { return config_.record_link_utilisation || config_.adaptive_routing; }
+  const net::Path& choose_path(net::NodeId src, net::NodeId dst, uint64_t hash);
   std::map<net::LinkId, LinkSeries> series_;
 };
 
