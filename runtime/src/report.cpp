@@ -48,14 +48,15 @@ void write_reports(const std::string& dir, const Session& session, const Session
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create --out directory " + dir + ": " + ec.message());
   const std::filesystem::path d(dir);
-  write_file(d / "summary.json", summary_json(session, result, run));
+  const ReportData data = analyse(session, result);
+  write_file(d / "summary.json", summary_json(session, result, run, data));
   write_file(d / "run.json", run_json(session, result));
-  write_file(d / "trace.json", trace_json(session, result));
+  write_file(d / "trace.json", trace_json(session, result, data));
   if (files.torch_traces) {
     std::filesystem::create_directories(d / "torch", ec);
     if (ec)
       throw std::runtime_error("cannot create " + (d / "torch").string() + ": " + ec.message());
-    for (const auto& [name, text] : torch_traces(session, result)) {
+    for (const auto& [name, text] : torch_traces(session, result, data)) {
       write_file(d / "torch" / name, text);
     }
   }

@@ -5,6 +5,7 @@
 
 #include "nvtx_ranges.h"
 #include "report_stats.h"
+#include "seer/runtime/report.h"
 #include "seer/runtime/session.h"
 #include "steps.h"
 
@@ -21,6 +22,13 @@ struct ReportData {
 };
 
 ReportData analyse(const Session& session, const SessionResult& result);
+
+// The writers of seer/runtime/report.h, from data already analysed (write_reports analyses once).
+std::string summary_json(const Session& session, const SessionResult& result,
+                         const RunDescription& run, const ReportData& data);
+std::string trace_json(const Session& session, const SessionResult& result, const ReportData& data);
+std::map<std::string, std::string> torch_traces(const Session& session, const SessionResult& result,
+                                                const ReportData& data);
 
 // "rank 3 (node 0, GPU 3)", "process 0 (node 0, GPUs 0-7)" (a process without a rank is named by
 // its position among the processes).

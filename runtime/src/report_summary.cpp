@@ -87,7 +87,11 @@ ordered_json nvtx_json(const NvtxTimeline& t) {
 
 std::string summary_json(const Session& session, const SessionResult& result,
                          const RunDescription& run) {
-  const ReportData d = analyse(session, result);
+  return summary_json(session, result, run, analyse(session, result));
+}
+
+std::string summary_json(const Session& session, const SessionResult& result,
+                         const RunDescription& run, const ReportData& d) {
   const RunStats& s = d.stats;
   const ClusterSpec& c = session.options().cluster;
   const sim::Engine& e = session.engine();

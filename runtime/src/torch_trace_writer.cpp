@@ -74,7 +74,11 @@ ordered_json gpu_event(const sim::Engine& e, const sim::OpRecord& r, uint64_t co
 
 std::map<std::string, std::string> torch_traces(const Session& session,
                                                 const SessionResult& result) {
-  const ReportData d = analyse(session, result);
+  return torch_traces(session, result, analyse(session, result));
+}
+
+std::map<std::string, std::string> torch_traces(const Session& session, const SessionResult& result,
+                                                const ReportData& d) {
   const sim::Engine& e = session.engine();
   const sim::GpuSpec& gpu = session.options().cluster.gpu;
   std::map<int, int> pid_of;

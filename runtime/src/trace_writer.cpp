@@ -285,7 +285,11 @@ struct Writer {
 }  // namespace
 
 std::string trace_json(const Session& session, const SessionResult& result) {
-  const ReportData data = analyse(session, result);
+  return trace_json(session, result, analyse(session, result));
+}
+
+std::string trace_json(const Session& session, const SessionResult& result,
+                       const ReportData& data) {
   Writer w{session, result, data};
   w.names();
   w.gpu_ops();
