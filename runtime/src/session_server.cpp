@@ -414,10 +414,10 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
         parts.push_back(p);
       }
       ok = engine_.submit_collective(p, col.stream(), t, col.comm(), col.rank(), parts);
-      if (ok) {
+      if (ok && parts[0].p2p()) {
         CollectiveCall call{p, col.stream(), col.comm(), col.rank(), {}};
         for (const sim::CollPart& part : parts) {
-          if (part.p2p()) call.p2p_parts.emplace_back(static_cast<int>(part.kind), part.root);
+          call.p2p_parts.emplace_back(static_cast<int>(part.kind), part.root);
         }
         collective_calls_.push_back(std::move(call));
       }

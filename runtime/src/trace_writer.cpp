@@ -211,17 +211,18 @@ struct Writer {
       std::stable_sort(ops.begin(), ops.end(), [](const sim::OpRecord* a, const sim::OpRecord* b) {
         return std::tie(a->submit, a->start) < std::tie(b->submit, b->start);
       });
+      // The stream's k-th send/recv op is the k-th send/recv group the program issued on it.
       const auto& stream_calls = calls[stream];
-      for (size_t i = 0; i < ops.size(); ++i) {
-        const sim::OpRecord* r = ops[i];
+      size_t next_call = 0;
+      for (const sim::OpRecord* r : ops) {
         const bool p2p =
             r->desc.coll == sim::CollKind::kSend || r->desc.coll == sim::CollKind::kRecv;
         if (!p2p) {
           instances[{r->desc.comm, seen[{r->desc.comm, r->gpu}]++}].push_back(r);
           continue;
         }
-        if (i >= stream_calls.size()) continue;
-        const CollectiveCall& call = *stream_calls[i];
+        if (next_call >= stream_calls.size()) continue;
+        const CollectiveCall& call = *stream_calls[next_call++];
         for (const auto& [kind, peer] : call.p2p_parts) {
           if (static_cast<sim::CollKind>(kind) == sim::CollKind::kSend) {
             sends[{call.comm, call.rank, peer}].push_back(r);

@@ -71,7 +71,7 @@ struct NvtxEvent {
   uint64_t id = 0;
 };
 
-// One NCCL call of one rank as the program made it (for the trace's send/recv arrows).
+// One send/recv group of one rank as the program made it (for the trace's send/recv arrows).
 struct CollectiveCall {
   int process = 0;
   uint64_t stream = 0;  // the client's stream id
@@ -99,7 +99,7 @@ struct SessionResult {
   uint64_t records = 0;
   uint64_t requests = 0;
   std::vector<NvtxEvent> nvtx;                   // per process and thread in call order
-  std::vector<CollectiveCall> collective_calls;  // per process in call order
+  std::vector<CollectiveCall> collective_calls;  // send/recv groups, per process in call order
   std::vector<HostWait> host_waits;
 };
 
