@@ -376,7 +376,14 @@ CollectivePlan CollectiveNetwork::start_transfer(Time now, uint64_t comm, int sr
 std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
   std::vector<uint64_t> done;
   const std::vector<net::FlowId> finished = flows_.advance_to(t);
-  if (config_.record_link_utilisation) record_utilisation(t);
+  // Loads are sampled at most once per merge window (changes inside one merge anyway), and always
+  // when the network falls idle, so every series ends at zero.
+  if (config_.record_link_utilisation &&
+      (t - last_recorded_ >= config_.utilisation_merge_ns ||
+       (flows_.active_flow_count() == 0 && flows_.waiting_flow_count() == 0))) {
+    record_utilisation(t);
+    last_recorded_ = t;
+  }
   for (const net::FlowId id : finished) {
     if (track_links()) {
       auto fl = flow_links_.find(id);

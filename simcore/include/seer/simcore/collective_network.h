@@ -112,6 +112,7 @@ class CollectiveNetwork {
   std::vector<Edge> edges_of(const Comm& c, const CollPart& part, const nccl::Choice& choice,
                              double bytes) const;
   void record_utilisation(Time t);
+  Time last_recorded_ = -(Time{1} << 62);
 
   NetworkConfig config_;
   net::ClusterFabric fabric_;
