@@ -20,6 +20,9 @@ using nlohmann::ordered_json;
 constexpr int kHostThreadTid = 1'000'000;  // host thread N is track kHostThreadTid + N
 constexpr int kNetworkPid = 1 << 30;       // the process holding the link counters
 constexpr size_t kMaxLinkCounters = 64;
+// Flow arrows beyond this many are left out (an AlltoAll on 128 ranks alone has 16,256 sends):
+// they would make the file too big to open.
+constexpr uint64_t kMaxFlowArrows = 20'000;
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
@@ -55,6 +58,8 @@ struct Writer {
   const ReportData& data;
   ordered_json events = ordered_json::array();
   uint64_t next_flow = 1;
+  uint64_t flow_arrows = 0;
+  uint64_t omitted_flow_arrows = 0;
 
   void meta(const char* what, int pid, int tid, const std::string& name) {
     ordered_json ev = {{"ph", "M"}, {"name", what}, {"pid", pid}};
@@ -172,6 +177,11 @@ struct Writer {
   enum class At { kStart, kEnd };
   void flow(const std::string& name, const std::vector<std::pair<const sim::OpRecord*, At>>& hops) {
     if (hops.size() < 2) return;
+    if (flow_arrows >= kMaxFlowArrows) {
+      ++omitted_flow_arrows;
+      return;
+    }
+    ++flow_arrows;
     const uint64_t id = next_flow++;
     for (size_t i = 0; i < hops.size(); ++i) {
       const sim::OpRecord& r = *hops[i].first;
@@ -302,7 +312,9 @@ std::string trace_json(const Session& session, const SessionResult& result,
   j["displayTimeUnit"] = "ns";
   j["otherData"] = {{"producer", "seer"},
                     {"cluster", session.options().cluster.name},
-                    {"steps", data.steps.source}};
+                    {"steps", data.steps.source},
+                    {"flow_arrows", w.flow_arrows},
+                    {"flow_arrows_omitted", w.omitted_flow_arrows}};
   return j.dump() + "\n";
 }
 
