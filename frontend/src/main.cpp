@@ -62,6 +62,11 @@ int run(const RunArgs& args) {
   }
   if (const char* t = std::getenv("SEER_JOIN_TIMEOUT_S")) options.join_timeout_s = std::atof(t);
   if (const char* t = std::getenv("SEER_DEADLOCK_S")) options.deadlock_grace_s = std::atof(t);
+  // How long (real ms) a thread may stay outside CUDA before it stops holding virtual time back.
+  if (const char* t = std::getenv("SEER_PARK_AFTER_MS"); t && *t) {
+    const long ms = std::strtol(t, nullptr, 10);
+    if (ms > 0) options.park_after_ms = options.park_after_ms_modeled = ms;
+  }
   if (const char* m = std::getenv("SEER_NCCL_MODEL")) {
     if (std::string(m) != "nccl" && std::string(m) != "simple") {
       std::fprintf(stderr, "seer: SEER_NCCL_MODEL: '%s' is not one of: nccl, simple\n", m);

@@ -40,9 +40,13 @@ TEST_P(NvtxSteps, PerStepTimesMatchTheModels) {
   TempDir dir;
   const std::string prog =
       GetParam().classic ? program("nvtx_steps_classic") : example("nvtx_steps");
+  // A rank starved of CPU for longer than the parking delay (400 ms real by default) is parked
+  // and comes back later in virtual time (README, "Known gaps"); on a loaded 2-core CI machine
+  // that can happen, so this exact-time check gives the ranks 5 s.
   const Outcome o = seer_run(
       "dgx-h100", dir.path(),
-      mpirun(ranks, {prog, "--steps", std::to_string(steps), "--waves", std::to_string(waves)}));
+      mpirun(ranks, {prog, "--steps", std::to_string(steps), "--waves", std::to_string(waves)}),
+      {{"SEER_PARK_AFTER_MS", "5000"}});
   ASSERT_EQ(o.exit_code, 0) << o.describe();
   // The program's own clocks agree with the model: the kernels' GPU time from CUDA events
   // (one launch cost after the begin event) and the whole step from std::chrono.
