@@ -30,9 +30,6 @@ std::string normalized_name(const std::string& name) {
 
 namespace {
 
-// Digits vary between steps ("step 12"): names that differ only in numbers are one name.
-std::string normalized(const std::string& name) { return normalized_name(name); }
-
 // Keeps the ranges not inside another kept range of the same process; input sorted by start.
 std::vector<Span> outermost(const std::vector<const NvtxRange*>& ranges) {
   std::vector<Span> out;
@@ -59,7 +56,7 @@ std::string most_repeated_outer_name(const NvtxTimeline& nvtx) {
   std::map<std::string, std::pair<int, int64_t>> counts;  // name -> (count, first start)
   for (const NvtxRange& r : nvtx.ranges) {
     if (!r.pushed || r.depth != 0) continue;
-    auto [it, fresh] = counts.try_emplace(normalized(r.name), 0, r.start);
+    auto [it, fresh] = counts.try_emplace(normalized_name(r.name), 0, r.start);
     ++it->second.first;
     if (!fresh) it->second.second = std::min(it->second.second, r.start);
   }
@@ -227,7 +224,7 @@ Steps detect_steps(const Session& session, const NvtxTimeline& nvtx,
     s.note = "no NVTX range matched --step-range '" + step_range + "'";
   } else if (const std::string name = most_repeated_outer_name(nvtx); !name.empty()) {
     auto repeated = spans_where(nvtx, [&](const NvtxRange& r) {
-      return r.pushed && r.depth == 0 && normalized(r.name) == name;
+      return r.pushed && r.depth == 0 && normalized_name(r.name) == name;
     });
     if (combine(s, repeated)) {
       s.source = "nvtx";
