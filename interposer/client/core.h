@@ -21,7 +21,7 @@ using Time = int64_t;
 
 // The one piece of state every intercepted library shares in a rank process: the connection to
 // the session, the batch of records, the threads' virtual clocks. It stays inert until the
-// process makes its first CUDA (or NCCL) call.
+// process makes its first CUDA, NCCL or NVTX call.
 class Core {
  public:
   static Core& instance();
