@@ -280,6 +280,12 @@ void Core::leave(ThreadState& ts) {
   }
   ts.calls.store(ts.calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   ts.mode.store(static_cast<int>(ThreadMode::kInApp), std::memory_order_release);
+  if (flusher_dozing_.load(std::memory_order_relaxed)) wake_flusher();
+}
+
+void Core::wake_flusher() {
+  std::lock_guard<std::mutex> lock(batch_mu_);
+  if (flusher_dozing_.exchange(false, std::memory_order_relaxed)) flusher_cv_.notify_one();
 }
 
 void Core::resume(ThreadState& ts) {
@@ -294,6 +300,7 @@ void Core::add_record(ThreadState& ts, const PodRecord& r) {
   pending_.push_back(r);
   pending_.back().thread = ts.index;
   if (pending_.size() >= kFlushAtRecords) flush_locked(nullptr);
+  if (flusher_dozing_.exchange(false, std::memory_order_relaxed)) flusher_cv_.notify_one();
 }
 
 Time Core::promise_locked(bool& all_blocked) const {
@@ -323,6 +330,17 @@ static void jitter() {
   seed = seed * 1103515245u + 12345u;
   timespec ts{0, static_cast<long>((seed >> 8) % static_cast<unsigned long>(max_us)) * 1000};
   ::nanosleep(&ts, nullptr);
+}
+
+// Waits on `cv` for at most `ns` of real time. std::condition_variable::wait_for would read the
+// steady clock, which in this process is virtual (and reading it advances the thread's clock).
+static void wait_real(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, int64_t ns) {
+  timespec now{};
+  real_clock_gettime(CLOCK_MONOTONIC, &now);
+  const int64_t t = now.tv_sec * int64_t{1000000000} + now.tv_nsec + ns;
+  const timespec deadline{static_cast<time_t>(t / 1000000000), static_cast<long>(t % 1000000000)};
+  pthread_cond_clockwait(cv.native_handle(), lock.mutex()->native_handle(), CLOCK_MONOTONIC,
+                         &deadline);
 }
 
 void Core::flush_locked(const wire::Request* request) {
@@ -415,7 +433,7 @@ wire::Answer Core::wait_answer(uint64_t id) {
       continue;
     }
     std::unique_lock<std::mutex> lock(answer_mu_);
-    answer_cv_.wait_for(lock, std::chrono::milliseconds(1), [&] { return answers_.count(id) > 0; });
+    if (answers_.count(id) == 0) wait_real(answer_cv_, lock, 1000000);
   }
 }
 
@@ -486,20 +504,34 @@ void Core::park_idle_threads() {
   }
 }
 
+// Sends what changed (records, the promise, whether every thread is blocked) once per period.
+// While nothing changes the period doubles up to kMaxIdlePeriodUs; activity wakes it (leave(),
+// add_record()), and the batch then gets one base period to fill.
 void Core::flusher_loop() {
   const char* env = std::getenv("SEER_FLUSH_US");
-  const long period_us = env ? std::max(100L, std::strtol(env, nullptr, 10)) : 1000;
+  const long base_us = env ? std::max(100L, std::strtol(env, nullptr, 10)) : 1000;
+  constexpr long kMaxIdlePeriodUs = 32000;
+  long period_us = base_us;
+  std::unique_lock<std::mutex> lock(batch_mu_);
   while (!shut_down()) {
-    timespec ts{0, period_us * 1000};
-    ::nanosleep(&ts, nullptr);
-    std::lock_guard<std::mutex> lock(batch_mu_);
+    const bool dozing = period_us > base_us;
+    flusher_dozing_.store(dozing, std::memory_order_relaxed);
+    wait_real(flusher_cv_, lock, int64_t{period_us} * 1000);
     if (shut_down() || forked_child_) return;
+    if (dozing && !flusher_dozing_.load(std::memory_order_relaxed)) {
+      period_us = base_us;  // woken by activity
+      continue;
+    }
+    flusher_dozing_.store(false, std::memory_order_relaxed);
     park_idle_threads();
     bool all_blocked = false;
     const Time promise = promise_locked(all_blocked);
     if (!pending_.empty() || promise != last_promise_sent_ ||
         all_blocked != last_all_blocked_sent_) {
       flush_locked(nullptr);
+      period_us = base_us;
+    } else {
+      period_us = std::min(period_us * 2, std::max(base_us, kMaxIdlePeriodUs));
     }
   }
 }
@@ -529,6 +561,8 @@ void Core::at_fork_child() {
   if (core.fd_ >= 0) ::close(core.fd_);
   core.fd_ = -1;
   new (&core.batch_mu_) std::mutex();
+  core.flusher_dozing_.store(false, std::memory_order_relaxed);  // no flusher in the child
+  new (&core.flusher_cv_) std::condition_variable();
   new (&core.read_mu_) std::mutex();
   new (&core.answer_mu_) std::mutex();
 }

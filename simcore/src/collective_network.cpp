@@ -109,26 +109,49 @@ std::vector<std::vector<int>> CollectiveNetwork::local_orders(const Comm& c, int
   return out;
 }
 
-// ECMP: the path the flow hash picks. Adaptive: of the paths several hashes pick, the one whose
-// busiest link carries the fewest flows (the first on ties, so runs stay deterministic).
+// Up to kCandidates distinct equal-cost paths from src to dst, from hashes seeded by the pair:
+// the same set for every flow between the two, so it is computed once.
+const std::vector<const net::Path*>& CollectiveNetwork::candidates(net::NodeId src,
+                                                                   net::NodeId dst) {
+  const uint64_t pair =
+      (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32) | static_cast<uint32_t>(dst);
+  auto [it, fresh] = candidates_.try_emplace(pair);
+  if (fresh) {
+    constexpr int kCandidates = 16;
+    const uint64_t seed = net::mix64(pair);
+    for (int i = 0; i < kCandidates; ++i) {
+      const net::Path* p =
+          &router_.route(src, dst, net::hash_combine(seed, static_cast<uint64_t>(i)));
+      if (std::find(it->second.begin(), it->second.end(), p) == it->second.end())
+        it->second.push_back(p);
+    }
+  }
+  return it->second;
+}
+
+// ECMP: the path the flow hash picks. Adaptive: of the pair's candidate paths, the one whose
+// busiest link carries the fewest flows; the flow hash picks where the search starts, and the
+// first of equals wins, so idle networks spread flows as ECMP does and runs stay deterministic.
 const net::Path& CollectiveNetwork::choose_path(net::NodeId src, net::NodeId dst, uint64_t hash) {
-  const net::Path* best = &router_.route(src, dst, hash);
-  if (!config_.adaptive_routing) return *best;
+  if (!config_.adaptive_routing) return router_.route(src, dst, hash);
+  const std::vector<const net::Path*>& paths = candidates(src, dst);
+  const auto size = static_cast<uint32_t>(paths.size());
+  const uint32_t start = net::pick_index(hash, size);
+  if (size == 1) return *paths[0];
   const auto load = [&](const net::Path& p) {
     int most = 0;
     for (const net::LinkId l : p.links) {
-      auto it = link_flows_.find(l);
-      if (it != link_flows_.end()) most = std::max(most, it->second);
+      if (static_cast<size_t>(l) < link_flows_.size()) most = std::max(most, link_flows_[l]);
     }
     return most;
   };
-  constexpr int kCandidates = 16;
+  const net::Path* best = paths[start];
   int best_load = load(*best);
-  for (int i = 1; i < kCandidates && best_load > 0; ++i) {
-    const net::Path& p = router_.route(src, dst, net::hash_combine(hash, static_cast<uint64_t>(i)));
-    const int l = load(p);
+  for (uint32_t i = 1; i < size && best_load > 0; ++i) {
+    const net::Path* p = paths[(start + i) % size];
+    const int l = load(*p);
     if (l < best_load) {
-      best = &p;
+      best = p;
       best_load = l;
     }
   }
@@ -138,8 +161,8 @@ const net::Path& CollectiveNetwork::choose_path(net::NodeId src, net::NodeId dst
 bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::NodeId dst,
                                  double bytes, double rate, uint64_t token, uint64_t hash) {
   if (src == dst || bytes <= 0) return false;
-  net::Path path = choose_path(src, dst, hash);
-  path.latency = latency;  // NCCL's latency term, which covers the hops
+  const net::Path& chosen = choose_path(src, dst, hash);
+  net::Path path{chosen.links, latency};  // NCCL's latency term, which covers the hops
   const net::FlowId id = flows_.start_flow(now, path, bytes, rate);
   flow_token_[id] = token;
   ++pending_[token];
@@ -148,8 +171,12 @@ bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::N
     link_bytes_[l] += bytes;
   }
   if (track_links()) {
-    flow_links_[id] = path.links;
-    for (const net::LinkId l : path.links) ++link_flows_[l];
+    flow_path_[id] = &chosen;
+    for (const net::LinkId l : path.links) {
+      if (static_cast<size_t>(l) >= link_flows_.size()) link_flows_.resize(l + 1, 0);
+      ++link_flows_[l];
+      if (config_.record_link_utilisation) touched_.insert(l);
+    }
   }
   return true;
 }
@@ -386,10 +413,10 @@ std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
   }
   for (const net::FlowId id : finished) {
     if (track_links()) {
-      auto fl = flow_links_.find(id);
-      if (fl != flow_links_.end()) {
-        for (const net::LinkId l : fl->second) --link_flows_[l];
-        flow_links_.erase(fl);
+      auto fl = flow_path_.find(id);
+      if (fl != flow_path_.end()) {
+        for (const net::LinkId l : fl->second->links) --link_flows_[l];
+        flow_path_.erase(fl);
       }
     }
     auto it = flow_token_.find(id);
@@ -407,8 +434,8 @@ std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
 // After the flows changed at `t`: the load of every link that has (or just had) flows, appended
 // to its series when it changed. Flows finishing at `t` are already gone from the flow model.
 void CollectiveNetwork::record_utilisation(Time t) {
-  for (auto it = link_flows_.begin(); it != link_flows_.end();) {
-    const net::LinkId l = it->first;
+  for (auto it = touched_.begin(); it != touched_.end();) {
+    const net::LinkId l = *it;
     const double capacity = fabric_.topology().link(l).bandwidth;
     const double load = flows_.link_utilization(l) * capacity;
     auto [s, fresh] = series_.try_emplace(l);
@@ -426,8 +453,8 @@ void CollectiveNetwork::record_utilisation(Time t) {
       }
     }
     // Links left without flows drop out once their zero load is recorded.
-    if (it->second <= 0 && load == 0) {
-      it = link_flows_.erase(it);
+    if (link_flows_[l] <= 0 && load == 0) {
+      it = touched_.erase(it);
     } else {
       ++it;
     }

@@ -3,7 +3,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "seer/netsim/cluster_fabric.h"
@@ -119,14 +121,18 @@ class CollectiveNetwork {
   net::Router router_;
   net::FlowModel flows_;
   std::map<uint64_t, Comm> comms_;
-  std::map<net::FlowId, uint64_t> flow_token_;
-  std::map<uint64_t, int> pending_;  // token -> flows still running
-  std::vector<double> link_bytes_;   // by LinkId: bytes of every flow started on it
-  // Link utilisation recording (NetworkConfig::record_link_utilisation).
-  std::map<net::FlowId, std::vector<net::LinkId>> flow_links_;
-  std::map<net::LinkId, int> link_flows_;  // flows (waiting or sharing) on each link
+  std::unordered_map<net::FlowId, uint64_t> flow_token_;
+  std::unordered_map<uint64_t, int> pending_;  // token -> flows still running
+  std::vector<double> link_bytes_;             // by LinkId: bytes of every flow started on it
+  // Flows (waiting or sharing) on each link, kept for adaptive routing and utilisation recording.
+  std::unordered_map<net::FlowId, const net::Path*> flow_path_;
+  std::vector<int> link_flows_;    // by LinkId
+  std::set<net::LinkId> touched_;  // links recorded while they have (or just had) flows
   bool track_links() const { return config_.record_link_utilisation || config_.adaptive_routing; }
   const net::Path& choose_path(net::NodeId src, net::NodeId dst, uint64_t hash);
+  // Adaptive routing's candidate paths between two nodes, distinct, computed once per pair.
+  const std::vector<const net::Path*>& candidates(net::NodeId src, net::NodeId dst);
+  std::unordered_map<uint64_t, std::vector<const net::Path*>> candidates_;
   std::map<net::LinkId, LinkSeries> series_;
 };
 
