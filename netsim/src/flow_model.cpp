@@ -38,7 +38,7 @@ class FlowModel::State {
  public:
   explicit State(const Topology& topology) : topology_(topology) {}
 
-  FlowId start(Time now, const Path& path, double bytes, double rate_cap);
+  FlowId start(Time now, const Path& path, double bytes, double rate_cap, double weight);
   bool cancel(Time now, FlowId id);
   std::vector<CompletedFlow> advance(Time t);
 
@@ -77,9 +77,9 @@ class FlowModel::State {
   EventQueue events_;              // Waiting: activation time; Sharing: completion time
   detail::MaxMinSolver solver_;
   // What changed since the last solve.
-  std::vector<LinkId> left_links_;         // links some flow left
-  double left_min_rate_ = kUnlimitedRate;  // lowest rate among the flows that left
-  std::vector<std::uint32_t> arrivals_;    // flows that joined
+  std::vector<LinkId> left_links_;          // links some flow left
+  double left_min_level_ = kUnlimitedRate;  // lowest rate / weight among the flows that left
+  std::vector<std::uint32_t> arrivals_;     // flows that joined
 };
 
 void FlowModel::State::check_time(Time now, const char* operation) const {
@@ -122,7 +122,8 @@ void FlowModel::State::release(std::uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-FlowId FlowModel::State::start(Time now, const Path& path, double bytes, double rate_cap) {
+FlowId FlowModel::State::start(Time now, const Path& path, double bytes, double rate_cap,
+                               double weight) {
   check_time(now, "start_flow");
   sync_links();
   for (LinkId id : path.links) {
@@ -138,6 +139,10 @@ FlowId FlowModel::State::start(Time now, const Path& path, double bytes, double 
     throw std::invalid_argument("start_flow: rate cap must be positive, got " +
                                 std::to_string(rate_cap));
   }
+  if (!(weight > 0) || !std::isfinite(weight)) {
+    throw std::invalid_argument("start_flow: weight must be positive and finite, got " +
+                                std::to_string(weight));
+  }
   if (path.latency < 0) {
     throw std::invalid_argument("start_flow: path latency must not be negative, got " +
                                 std::to_string(path.latency));
@@ -148,6 +153,7 @@ FlowId FlowModel::State::start(Time now, const Path& path, double bytes, double 
   flow.id = next_id_++;
   flow.phase = FlowPhase::Waiting;
   flow.rate_cap = rate_cap;
+  flow.weight = weight;
   flow.rate = 0;
   flow.bytes_left = bytes;
   flow.updated_at = now;
@@ -222,13 +228,13 @@ void FlowModel::State::join_links(std::uint32_t slot) {
   for (std::uint32_t i = 0; i < flow.hops.size(); ++i) {
     auto& on_link = links_[flow.hops[i].link].flows;
     flow.hops[i].position = static_cast<std::uint32_t>(on_link.size());
-    on_link.push_back(LinkEntry{slot, i, kUnlimitedRate});
+    on_link.push_back(LinkEntry{slot, i, kUnlimitedRate, flow.weight});
   }
 }
 
 void FlowModel::State::leave_links(std::uint32_t slot) {
   FlowRecord& flow = flows_[slot];
-  left_min_rate_ = std::min(left_min_rate_, flow.rate);
+  left_min_level_ = std::min(left_min_level_, flow.rate / flow.weight);
   for (const Hop& hop : flow.hops) {
     auto& on_link = links_[hop.link].flows;
     const LinkEntry moved = on_link.back();
@@ -241,9 +247,9 @@ void FlowModel::State::leave_links(std::uint32_t slot) {
 
 void FlowModel::State::resolve() {
   if (left_links_.empty() && arrivals_.empty()) return;
-  const auto solved = solver_.solve(flows_, links_, left_links_, left_min_rate_, arrivals_);
+  const auto solved = solver_.solve(flows_, links_, left_links_, left_min_level_, arrivals_);
   left_links_.clear();
-  left_min_rate_ = kUnlimitedRate;
+  left_min_level_ = kUnlimitedRate;
   arrivals_.clear();
   ++counters_.solves;
   counters_.flows_solved += solved.size();
@@ -271,7 +277,7 @@ double FlowModel::State::utilization(LinkId id) const {
   const double capacity = topology_.link(id).bandwidth;
   if (id >= static_cast<LinkId>(links_.size())) return 0;
   double load = 0;
-  for (const LinkEntry& entry : links_[id].flows) load += entry.rate;
+  for (const LinkEntry& entry : links_[id].flows) load += entry.rate();
   return load / capacity;
 }
 
@@ -279,8 +285,9 @@ FlowModel::FlowModel(const Topology& topology) : state_(std::make_unique<State>(
 
 FlowModel::~FlowModel() = default;
 
-FlowId FlowModel::start_flow(Time now, const Path& path, double bytes, double rate_cap) {
-  return state_->start(now, path, bytes, rate_cap);
+FlowId FlowModel::start_flow(Time now, const Path& path, double bytes, double rate_cap,
+                             double weight) {
+  return state_->start(now, path, bytes, rate_cap, weight);
 }
 
 bool FlowModel::cancel_flow(Time now, FlowId id) { return state_->cancel(now, id); }

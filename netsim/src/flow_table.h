@@ -25,6 +25,7 @@ struct alignas(64) FlowRecord {
   std::uint32_t visit_mark = 0;  // solver bookkeeping
   std::vector<Hop> hops;
   double rate_cap = std::numeric_limits<double>::infinity();
+  double weight = 1;       // shares of a link's bandwidth it counts for (k parallel flows: k)
   double solved_rate = 0;  // solver output
   FlowId id = 0;
   FlowPhase phase = FlowPhase::Free;
@@ -33,12 +34,15 @@ struct alignas(64) FlowRecord {
   Time updated_at = 0;
 };
 
-// A flow on a link: the flow's slot, which of its hops this link is, and a copy of its rate
-// (infinity until its first solve) so scanning a link does not touch every flow record.
+// A flow on a link: the flow's slot, which of its hops this link is, and copies of its weight and
+// its level = rate / weight (infinity until its first solve), so scanning a link does not touch
+// every flow record. Max-min fairness is over levels: a flow of weight k gets k fair shares.
 struct LinkEntry {
   std::uint32_t flow;
   std::uint32_t hop;
-  double rate;
+  double level;
+  double weight;
+  double rate() const { return level * weight; }
 };
 
 struct alignas(64) LinkRecord {
@@ -46,6 +50,7 @@ struct alignas(64) LinkRecord {
   double capacity = 0;
   double remaining = 0;          // solver bookkeeping
   std::uint32_t unfrozen = 0;    // solver bookkeeping
+  double unfrozen_weight = 0;    // solver bookkeeping
   std::uint32_t visit_mark = 0;  // solver bookkeeping
 };
 

@@ -18,21 +18,21 @@ constexpr double kRestartMargin = 1e-9;
 std::span<const std::uint32_t> MaxMinSolver::solve(std::vector<FlowRecord>& flows,
                                                    std::vector<LinkRecord>& links,
                                                    std::span<const LinkId> left_links,
-                                                   double left_min_rate,
+                                                   double left_min_level,
                                                    std::span<const std::uint32_t> arrivals) {
-  keep_below_ = restart_level(flows, links, left_min_rate, arrivals) * (1 - kRestartMargin);
+  keep_below_ = restart_level(flows, links, left_min_level, arrivals) * (1 - kRestartMargin);
   collect(flows, links, left_links, arrivals);
   fill(flows, links);
   return solved_flows_;
 }
 
 double MaxMinSolver::restart_level(const std::vector<FlowRecord>& flows,
-                                   const std::vector<LinkRecord>& links, double left_min_rate,
+                                   const std::vector<LinkRecord>& links, double left_min_level,
                                    std::span<const std::uint32_t> arrivals) {
-  double level = left_min_rate;
+  double level = left_min_level;
   arrival_links_.clear();
   for (std::uint32_t slot : arrivals) {
-    level = std::min(level, flows[slot].rate_cap);
+    level = std::min(level, flows[slot].rate_cap / flows[slot].weight);
     for (const Hop& hop : flows[slot].hops) arrival_links_.push_back(hop.link);
   }
   std::sort(arrival_links_.begin(), arrival_links_.end());
@@ -43,19 +43,23 @@ double MaxMinSolver::restart_level(const std::vector<FlowRecord>& flows,
 }
 
 double MaxMinSolver::fill_level(const LinkRecord& link) {
-  old_rates_.clear();
+  old_levels_.clear();
+  double total_weight = 0;
   for (const LinkEntry& entry : link.flows) {
-    if (entry.rate < kInfinity) old_rates_.push_back(entry.rate);
+    total_weight += entry.weight;
+    if (entry.level < kInfinity) old_levels_.emplace_back(entry.level, entry.weight);
   }
-  std::sort(old_rates_.begin(), old_rates_.end());
-  // The j lowest old rates stay fixed while the rest (new flows included) share what they leave.
-  const std::size_t entries = link.flows.size();
+  std::sort(old_levels_.begin(), old_levels_.end());
+  // The j lowest old levels stay fixed while the rest (new flows included) share what they leave.
   double fixed = 0;
+  double fixed_weight = 0;
   double level = kInfinity;
-  for (std::size_t j = 0; j <= old_rates_.size(); ++j) {
-    level = (link.capacity - fixed) / static_cast<double>(entries - j);
-    if (j == old_rates_.size() || level <= old_rates_[j]) break;
-    fixed += old_rates_[j];
+  for (std::size_t j = 0; j <= old_levels_.size(); ++j) {
+    const double weight = total_weight - fixed_weight;
+    level = weight > 0 ? (link.capacity - fixed) / weight : kInfinity;
+    if (j == old_levels_.size() || level <= old_levels_[j].first) break;
+    fixed += old_levels_[j].first * old_levels_[j].second;
+    fixed_weight += old_levels_[j].second;
   }
   return level;
 }
@@ -93,27 +97,32 @@ void MaxMinSolver::collect(std::vector<FlowRecord>& flows, std::vector<LinkRecor
     LinkRecord& link = links[visited_links_[next]];
     double fixed_load = 0;
     std::uint32_t growing = 0;
+    double growing_weight = 0;
     for (const LinkEntry& entry : link.flows) {
-      if (entry.rate < keep_below_) {
-        fixed_load += entry.rate;
+      if (entry.level < keep_below_) {
+        fixed_load += entry.rate();
       } else {
         ++growing;
+        growing_weight += entry.weight;
         visit_flow(entry.flow);
       }
     }
     link.remaining = link.capacity - fixed_load;
     link.unfrozen = growing;
+    link.unfrozen_weight = growing_weight;
   }
 }
 
-void MaxMinSolver::freeze(FlowRecord& flow, double rate, std::vector<LinkRecord>& links) {
+void MaxMinSolver::freeze(FlowRecord& flow, double level, std::vector<LinkRecord>& links) {
+  const double rate = level * flow.weight;
   flow.solved_rate = rate;
   flow.visit_mark = mark_ + 1;
   for (const Hop& hop : flow.hops) {
     LinkRecord& link = links[hop.link];
     link.remaining -= rate;
     --link.unfrozen;
-    link.flows[hop.position].rate = rate;
+    link.unfrozen_weight = link.unfrozen > 0 ? link.unfrozen_weight - flow.weight : 0;
+    link.flows[hop.position].level = level;
   }
 }
 
@@ -125,13 +134,14 @@ void MaxMinSolver::fill(std::vector<FlowRecord>& flows, std::vector<LinkRecord>&
   shares_.clear();
   for (LinkId id : visited_links_) {
     const LinkRecord& link = links[id];
-    if (link.unfrozen > 0) shares_.push(link.remaining / link.unfrozen, id);
+    if (link.unfrozen > 0) shares_.push(link.remaining / link.unfrozen_weight, id);
   }
 
   capped_.clear();
   for (std::uint32_t slot : solved_flows_) {
     const FlowRecord& flow = flows[slot];
-    if (flow.rate_cap < kInfinity) capped_.push_back(CappedFlow{flow.rate_cap, flow.id, slot});
+    if (flow.rate_cap < kInfinity)
+      capped_.push_back(CappedFlow{flow.rate_cap / flow.weight, flow.id, slot});
   }
   std::sort(capped_.begin(), capped_.end(), [](const CappedFlow& a, const CappedFlow& b) {
     return a.cap != b.cap ? a.cap < b.cap : a.id < b.id;
@@ -151,7 +161,7 @@ void MaxMinSolver::fill(std::vector<FlowRecord>& flows, std::vector<LinkRecord>&
         shares_.pop();
         continue;
       }
-      const double current = std::max(0.0, link.remaining / link.unfrozen);
+      const double current = std::max(0.0, link.remaining / link.unfrozen_weight);
       if (current > queued_share) {
         shares_.raise_top(current);
         continue;
@@ -168,7 +178,7 @@ void MaxMinSolver::fill(std::vector<FlowRecord>& flows, std::vector<LinkRecord>&
     }
     if (bottleneck < 0) break;  // only flows without links and without a cap: nothing binds them
     for (const LinkEntry& entry : links[bottleneck].flows) {
-      if (entry.rate < keep_below_) continue;  // kept at its old rate (or fixed just now)
+      if (entry.level < keep_below_) continue;  // kept at its old level (or fixed just now)
       FlowRecord& flow = flows[entry.flow];
       if (flow.visit_mark != mark_) continue;  // fixed earlier in this fill
       freeze(flow, share, links);

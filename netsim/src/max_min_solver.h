@@ -10,7 +10,8 @@
 
 namespace seer::net::detail {
 
-// Max-min fair rates by progressive filling, re-solving only what a change can affect.
+// Weighted max-min fair rates by progressive filling, re-solving only what a change can affect.
+// Filling raises levels (rate / weight), so a flow of weight k gets k fair shares of a link.
 //
 // Progressive filling raises all rates together and fixes a flow when one of its links fills up.
 // After flows leave (old rates r_g) and others arrive, the filling is the same as before up to the
@@ -20,31 +21,31 @@ namespace seer::net::detail {
 // contribute their fixed load to the links they share.
 class MaxMinSolver {
  public:
-  // `left_links`: links that flows left since the last solve; `left_min_rate`: the lowest rate
-  // among those flows (infinity when none left). `arrivals`: slots of flows that joined (their
-  // link entries have an infinite rate). Writes `solved_rate` of every re-solved flow, and the
-  // rate in its link entries, and returns their slots.
+  // `left_links`: links that flows left since the last solve; `left_min_level`: the lowest level
+  // (rate / weight) among those flows (infinity when none left). `arrivals`: slots of flows that
+  // joined (their link entries have an infinite rate). Writes `solved_rate` of every re-solved
+  // flow, and the rate in its link entries, and returns their slots.
   std::span<const std::uint32_t> solve(std::vector<FlowRecord>& flows,
                                        std::vector<LinkRecord>& links,
-                                       std::span<const LinkId> left_links, double left_min_rate,
+                                       std::span<const LinkId> left_links, double left_min_level,
                                        std::span<const std::uint32_t> arrivals);
 
  private:
-  // A level below which no rate can change: the lowest rate among the flows that left, and a
-  // lower bound on the new rate of every arriving flow (its cap, and on each of its links the
-  // fill_level), since the filling is the same as before up to the first changed flow's level.
+  // A level below which no level can change: the lowest level among the flows that left, and a
+  // lower bound on the new level of every arriving flow (its cap / weight, and on each of its
+  // links the fill_level), since the filling is the same as before up to the first changed level.
   double restart_level(const std::vector<FlowRecord>& flows, const std::vector<LinkRecord>& links,
-                       double left_min_rate, std::span<const std::uint32_t> arrivals);
-  // The level at which the link fills if flows with old rates below it keep them and the others
-  // (arrivals included) share the rest.
+                       double left_min_level, std::span<const std::uint32_t> arrivals);
+  // The level at which the link fills if flows with old levels below it keep them and the others
+  // (arrivals included) share the rest by weight.
   double fill_level(const LinkRecord& link);
   void collect(std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links,
                std::span<const LinkId> left_links, std::span<const std::uint32_t> arrivals);
   void fill(std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links);
-  void freeze(FlowRecord& flow, double rate, std::vector<LinkRecord>& links);
+  void freeze(FlowRecord& flow, double level, std::vector<LinkRecord>& links);
 
   struct CappedFlow {
-    double cap;
+    double cap;  // as a level: rate cap / weight
     FlowId id;
     std::uint32_t slot;
   };
@@ -53,13 +54,13 @@ class MaxMinSolver {
   bool frozen(const FlowRecord& flow) const { return flow.visit_mark == mark_ + 1; }
 
   std::uint32_t mark_ = 0;
-  double keep_below_ = 0;  // flows with a lower old rate keep it
+  double keep_below_ = 0;  // flows with a lower old level keep it
   std::vector<std::uint32_t> solved_flows_;
   std::vector<LinkId> visited_links_;
   std::vector<CappedFlow> capped_;  // ascending (cap, id)
   ShareQueue shares_;
-  std::vector<LinkId> arrival_links_;  // scratch for restart_level
-  std::vector<double> old_rates_;      // scratch for fill_level
+  std::vector<LinkId> arrival_links_;                  // scratch for restart_level
+  std::vector<std::pair<double, double>> old_levels_;  // scratch for fill_level: level, weight
 };
 
 }  // namespace seer::net::detail

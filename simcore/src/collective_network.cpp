@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <tuple>
 
 #include "seer/netsim/hash.h"
 #include "seer/simcore/collective_model.h"
@@ -159,11 +160,12 @@ const net::Path& CollectiveNetwork::choose_path(net::NodeId src, net::NodeId dst
 }
 
 bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::NodeId dst,
-                                 double bytes, double rate, uint64_t token, uint64_t hash) {
+                                 double bytes, double rate, double weight, uint64_t token,
+                                 uint64_t hash) {
   if (src == dst || bytes <= 0) return false;
   const net::Path& chosen = choose_path(src, dst, hash);
   net::Path path{chosen.links, latency};  // NCCL's latency term, which covers the hops
-  const net::FlowId id = flows_.start_flow(now, path, bytes, rate);
+  const net::FlowId id = flows_.start_flow(now, path, bytes, rate, weight);
   flow_token_[id] = token;
   ++pending_[token];
   for (const net::LinkId l : path.links) {
@@ -189,20 +191,24 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
                                                                  double bytes) const {
   std::vector<Edge> edges;
   const int n = static_cast<int>(c.gpus.size());
-  const int channels = std::max(1, choice.nchannels);
+  const int nch = std::max(1, choice.nchannels);
+  // Edges that carry every channel's traffic (NVLS, PAT, CollNet) count as that many flows when
+  // they share links with other traffic; a ring or tree edge is one channel's.
+  const double channels = nch;
   auto gpu = [&](int g) { return fabric_.gpu(g); };
   auto node_of = [&](int g) { return g / config_.shape.gpus_per_node; };
   const bool chain = part.kind == CollKind::kBroadcast || part.kind == CollKind::kReduce;
 
   // Two complementary binary trees over the nodes (NCCL's double binary tree): tree 0 in node
   // order, tree 1 mirrored; parent index of position p is (p - 1) / 2.
-  auto tree_edges = [&](int nodes, int tree, const std::function<net::NodeId(int)>& at, double b) {
+  auto tree_edges = [&](int nodes, int tree, const std::function<net::NodeId(int)>& at, double b,
+                        double weight) {
     for (int p = 1; p < nodes; ++p) {
       const int q = (p - 1) / 2;
       const int child = tree == 0 ? p : nodes - 1 - p;
       const int parent = tree == 0 ? q : nodes - 1 - q;
-      edges.push_back({at(child), at(parent), b});  // reduce up
-      edges.push_back({at(parent), at(child), b});  // broadcast down
+      edges.push_back({at(child), at(parent), b, weight});  // reduce up
+      edges.push_back({at(parent), at(child), b, weight});  // broadcast down
     }
   };
   // NVLink SHARP inside one node: every GPU of `gs` sends to the NVSwitch and receives from it.
@@ -218,8 +224,8 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
       down = s / k;
     }
     for (int g : gs) {
-      edges.push_back({gpu(g), sw, up});
-      edges.push_back({sw, gpu(g), down});
+      edges.push_back({gpu(g), sw, up, channels});
+      edges.push_back({sw, gpu(g), down, channels});
     }
   };
 
@@ -231,8 +237,8 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
     case Algo::kRing: {
       // Every channel: each rank sends its ring share to the next rank; Broadcast and Reduce
       // run the ring as a chain from (to) the root, without the wrap edge.
-      const double per_edge = ring_bytes_per_rank(part.kind, bytes, n) / channels;
-      for (int ch = 0; ch < channels; ++ch) {
+      const double per_edge = ring_bytes_per_rank(part.kind, bytes, n) / nch;
+      for (int ch = 0; ch < nch; ++ch) {
         std::vector<int> ring = ring_order(c, ch);
         if (chain) {
           const int root_gpu = c.gpus.at(static_cast<size_t>(std::clamp(part.root, 0, n - 1)));
@@ -252,8 +258,8 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
       // Per channel S / channels goes up (reduce) and down (broadcast) every tree edge: a chain
       // inside each node from the channel's leader, a binary tree of leaders across nodes
       // (channels alternate between the two trees).
-      const double b = bytes / channels;
-      for (int ch = 0; ch < channels; ++ch) {
+      const double b = bytes / nch;
+      for (int ch = 0; ch < nch; ++ch) {
         const auto locals = local_orders(c, ch);
         for (const auto& gs : locals) {
           for (size_t i = 0; i + 1 < gs.size(); ++i) {
@@ -263,7 +269,7 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
         }
         tree_edges(
             static_cast<int>(locals.size()), ch % 2,
-            [&](int k) { return gpu(locals[static_cast<size_t>(k)].front()); }, b);
+            [&](int k) { return gpu(locals[static_cast<size_t>(k)].front()); }, b, 1);
       }
       break;
     }
@@ -277,6 +283,7 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
         const int heads =
             std::max(1, std::min({c.model->graphs().nvls_heads, config_.shape.nics_per_node,
                                   static_cast<int>(locals.front().size())}));
+        const double per_head = std::max(1.0, channels / heads);  // channels through one head
         for (int h = 0; h < heads; ++h) {
           auto head = [&](int k) {
             const auto& gs = locals[static_cast<size_t>(k)];
@@ -287,12 +294,13 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
               const int g = locals[k][static_cast<size_t>(h) % locals[k].size()];
               const int gpn = config_.shape.gpus_per_node;
               const net::NodeId leaf = fabric_.leaf_of_nic(g / gpn, fabric_.rail_of_gpu(g % gpn));
-              edges.push_back({gpu(g), leaf, bytes / heads});
-              edges.push_back({leaf, gpu(g), bytes / heads});
+              edges.push_back({gpu(g), leaf, bytes / heads, per_head});
+              edges.push_back({leaf, gpu(g), bytes / heads, per_head});
             }
           } else {
             for (int tree = 0; tree < 2; ++tree) {
-              tree_edges(static_cast<int>(locals.size()), tree, head, bytes / heads / 2);
+              tree_edges(static_cast<int>(locals.size()), tree, head, bytes / heads / 2,
+                         std::max(1.0, per_head / 2));
             }
           }
         }
@@ -307,8 +315,8 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
         const double b = std::min(d, n - d) * block;
         for (int r = 0; r < n; ++r) {
           const int peer = part.kind == CollKind::kReduceScatter ? (r - d + n) % n : (r + d) % n;
-          edges.push_back(
-              {gpu(c.gpus[static_cast<size_t>(r)]), gpu(c.gpus[static_cast<size_t>(peer)]), b});
+          edges.push_back({gpu(c.gpus[static_cast<size_t>(r)]),
+                           gpu(c.gpus[static_cast<size_t>(peer)]), b, channels});
         }
       }
       break;
@@ -325,21 +333,46 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::edges_of(const Comm& c,
         for (size_t i = 0; i < gs.size(); ++i) {
           const int head = gs[i % static_cast<size_t>(heads)];
           if (head != gs[i]) {
-            edges.push_back({gpu(gs[i]), gpu(head), bytes / gs.size()});
-            edges.push_back({gpu(head), gpu(gs[i]), bytes / gs.size()});
+            edges.push_back({gpu(gs[i]), gpu(head), bytes / gs.size(), channels});
+            edges.push_back({gpu(head), gpu(gs[i]), bytes / gs.size(), channels});
           }
         }
         for (int h = 0; h < heads && config_.shape.nics_per_node > 0; ++h) {
           const int g = gs[static_cast<size_t>(h)];
           const net::NodeId leaf = fabric_.leaf_of_nic(g / gpn, fabric_.rail_of_gpu(g % gpn));
-          edges.push_back({gpu(g), leaf, bytes / heads});
-          edges.push_back({leaf, gpu(g), bytes / heads});
+          edges.push_back({gpu(g), leaf, bytes / heads, std::max(1.0, channels / heads)});
+          edges.push_back({leaf, gpu(g), bytes / heads, std::max(1.0, channels / heads)});
         }
       }
       break;
     }
   }
   return edges;
+}
+
+// Edges between the same two nodes with the same bytes per channel, on the only path between
+// them (NVLink through the NVSwitch, GPU to its NIC), become one flow whose weight is their
+// count: the same rates and completion times as separate flows, with a fraction of the work.
+// Edges with several paths stay apart, so routing can still spread them.
+std::vector<CollectiveNetwork::Edge> CollectiveNetwork::merge_parallel(std::vector<Edge> edges) {
+  std::vector<Edge> out;
+  std::map<std::tuple<net::NodeId, net::NodeId, double>, size_t> at;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    Edge e = edges[i];
+    e.index = i;
+    if (e.src == e.dst || e.bytes <= 0 || candidates(e.src, e.dst).size() != 1) {
+      out.push_back(e);
+      continue;
+    }
+    auto [it, fresh] = at.try_emplace({e.src, e.dst, e.bytes / e.weight}, out.size());
+    if (fresh) {
+      out.push_back(e);
+    } else {
+      out[it->second].bytes += e.bytes;
+      out[it->second].weight += e.weight;
+    }
+  }
+  return out;
 }
 
 CollectivePlan CollectiveNetwork::start_collective(Time now, uint64_t comm, const CollPart& part,
@@ -369,13 +402,14 @@ CollectivePlan CollectiveNetwork::start_collective(Time now, uint64_t comm, cons
   plan.latency = static_cast<Time>(std::llround((choice.time_us - data_us) * 1e3));
   plan.data_ns = static_cast<Time>(std::ceil(data_us * 1e3));
   if (n > 1 && plan.data_ns > 0) {
-    const std::vector<Edge> edges = edges_of(c, part, choice, static_cast<double>(nbytes));
-    for (size_t i = 0; i < edges.size(); ++i) {
-      const Edge& e = edges[i];
+    const std::vector<Edge> edges =
+        merge_parallel(edges_of(c, part, choice, static_cast<double>(nbytes)));
+    for (const Edge& e : edges) {
       const double rate = e.bytes * 1e9 / static_cast<double>(plan.data_ns);
       const uint64_t hash =
-          net::hash_combine(net::hash_combine(comm, token), static_cast<uint64_t>(i));
-      plan.flows += add_flow(now, plan.latency, e.src, e.dst, e.bytes, rate, token, hash) ? 1 : 0;
+          net::hash_combine(net::hash_combine(comm, token), static_cast<uint64_t>(e.index));
+      plan.flows +=
+          add_flow(now, plan.latency, e.src, e.dst, e.bytes, rate, e.weight, token, hash) ? 1 : 0;
     }
   }
   return plan;
@@ -393,7 +427,7 @@ CollectivePlan CollectiveNetwork::start_transfer(Time now, uint64_t comm, int sr
   plan.latency = static_cast<Time>(std::llround((p.time_us - data_us) * 1e3));
   plan.data_ns = static_cast<Time>(std::ceil(data_us * 1e3));
   if (plan.data_ns > 0 && add_flow(now, plan.latency, fabric_.gpu(src_gpu), fabric_.gpu(dst_gpu),
-                                   static_cast<double>(bytes), p.bw_GBps * 1e9, token,
+                                   static_cast<double>(bytes), p.bw_GBps * 1e9, 1.0, token,
                                    net::hash_combine(comm, token))) {
     plan.flows = 1;
   }

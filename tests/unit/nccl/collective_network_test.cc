@@ -86,7 +86,10 @@ TEST(CollectiveNetwork, RingAllReduceEdgesAndIdleTime) {
   const double s = 1.0 * kGiB;
   const CollectivePlan p = net.start_collective(0, 1, part(CollKind::kAllReduce, kGiB), 7);
   EXPECT_EQ(p.algo, nccl::Algo::kRing);
-  EXPECT_EQ(p.flows, 8 * p.nchannels);
+  // Every channel's ring has the same 8 edges through the NVSwitch; each edge's channels are
+  // one flow of weight nchannels.
+  EXPECT_EQ(p.flows, 8);
+  EXPECT_EQ(p.nchannels, 24);
   for (int g = 0; g < 8; ++g) {
     EXPECT_NEAR(gpu_up(net, g), 2.0 * 7 / 8 * s, 1) << g;  // 2(n-1)/n S out of every GPU
     EXPECT_NEAR(gpu_down(net, g), 2.0 * 7 / 8 * s, 1) << g;
@@ -190,6 +193,25 @@ TEST(CollectiveNetwork, ConcurrentCollectivesShareLinksMaxMinFairly) {
   EXPECT_NEAR(static_cast<double>(end.at(1) - a.latency), shared_ns, 2);
   EXPECT_NEAR(static_cast<double>(end.at(2) - b.latency), shared_ns, 2);
   EXPECT_GT(end.at(1), a.latency + a.data_ns);
+}
+
+// A ring's 24 channels are 24 parallel flows on each NVLink port, so a lone transfer through the
+// same port gets one share in 25: the ring keeps the rate it has alone (its channels are capped
+// there) and the transfer gets what is left of the port.
+TEST(CollectiveNetwork, ChannelsCountAsParallelFlowsAgainstOtherTraffic) {
+  CollectiveNetwork net(h100(1, 8, "ring"));
+  net.add_comm(1, gpus(0, 8));
+  const CollectivePlan a = net.start_collective(0, 1, part(CollKind::kAllReduce, kGiB), 1);
+  ASSERT_EQ(a.nchannels, 24);
+  const double ring_load = 2.0 * 7 / 8 * kGiB * 1e9 / static_cast<double>(a.data_ns);
+  ASSERT_LT(ring_load, 450e9 * 24 / 25);  // its 24 shares of 25 cover its rate
+  ASSERT_GT(ring_load, 450e9 / 2);        // one flow against one would slow it to half the port
+  net.advance_to(a.latency);
+  const CollectivePlan t = net.start_transfer(a.latency, 1, 0, 1, 64 * kMiB, 2);
+  const auto end = run(net);
+  const double left = 450e9 - ring_load;
+  EXPECT_NEAR(static_cast<double>(end.at(2) - a.latency - t.latency), 64.0 * kMiB / left * 1e9, 2);
+  EXPECT_NEAR(static_cast<double>(end.at(1)), static_cast<double>(a.latency + a.data_ns), 1);
 }
 
 TEST(CollectiveNetwork, LinkUtilisationSeries) {

@@ -117,6 +117,40 @@ TEST(FlowModelRates, CapAboveTheFairShareDoesNothing) {
   EXPECT_DOUBLE_EQ(model.flow_rate(b), 5 * GB);
 }
 
+TEST(FlowModelRates, WeightedFlowGetsItsNumberOfShares) {
+  // 8 GB/s link: A has weight 3, B weight 1 -> A = 6, B = 2. Link 1 (10 GB/s): C weight 2 capped
+  // at 4 GB/s (level 2), D weight 1: C = 4, D = 6.
+  Links net({8 * GB, 10 * GB});
+  FlowModel model(net.topology);
+  const FlowId a = model.start_flow(0, net.path({0}), GB, kUnlimitedRate, 3);
+  const FlowId b = model.start_flow(0, net.path({0}), GB);
+  const FlowId c = model.start_flow(0, net.path({1}), GB, 4 * GB, 2);
+  const FlowId d = model.start_flow(0, net.path({1}), GB);
+  model.advance_to(0);
+  EXPECT_DOUBLE_EQ(model.flow_rate(a), 6 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(b), 2 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(c), 4 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(d), 6 * GB);
+  EXPECT_THROW(model.start_flow(0, net.path({0}), GB, kUnlimitedRate, 0), std::invalid_argument);
+}
+
+TEST(FlowModelRates, WeightedFlowTimesLikeItsParallelFlows) {
+  // Four 1 GB flows against one 2 GB flow on 10 GB/s, versus one 4 GB flow of weight 4: every
+  // completion lands at the same time (0.5 s for the four, then the big one at 0.6 s).
+  Links net({10 * GB});
+  FlowModel separate(net.topology), merged(net.topology);
+  for (int i = 0; i < 4; ++i) separate.start_flow(0, net.path({0}), GB);
+  separate.start_flow(0, net.path({0}), 2 * GB);
+  merged.start_flow(0, net.path({0}), 4 * GB, kUnlimitedRate, 4);
+  merged.start_flow(0, net.path({0}), 2 * GB);
+  std::vector<Time> a, b;
+  for (const CompletedFlow& f : separate.advance_to_with_times(1'000'000'000)) a.push_back(f.time);
+  for (const CompletedFlow& f : merged.advance_to_with_times(1'000'000'000)) b.push_back(f.time);
+  EXPECT_EQ(a,
+            (std::vector<Time>{500'000'000, 500'000'000, 500'000'000, 500'000'000, 600'000'000}));
+  EXPECT_EQ(b, (std::vector<Time>{500'000'000, 600'000'000}));
+}
+
 TEST(FlowModelRates, OnlyTheChangedComponentIsSolvedAgain) {
   // Links 0 and 1 share no flow, so they are separate components.
   Links net({10 * GB, 10 * GB});

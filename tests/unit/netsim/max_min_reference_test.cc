@@ -15,7 +15,9 @@
 namespace seer::net {
 namespace {
 
-TEST(MaxMinReference, IncrementalRatesMatchAFullSolveAtEveryEvent) {
+// Random arrivals, departures and cancellations; with `weighted`, flows get weights 1-8 (a weight-k
+// flow stands for k parallel flows).
+void check_incremental_against_full_solve(bool weighted) {
   std::mt19937_64 random(20240611);
   Topology topology;
   std::vector<NodeId> nodes;
@@ -44,7 +46,9 @@ TEST(MaxMinReference, IncrementalRatesMatchAFullSolveAtEveryEvent) {
       const double bytes = 1e6 * static_cast<double>(1 + random() % 100);
       const double cap =
           random() % 4 == 0 ? 1e9 * static_cast<double>(1 + random() % 10) : kUnlimitedRate;
-      started.push_back({model.start_flow(now, path, bytes, cap), ReferenceFlow{path.links, cap}});
+      const double weight = weighted ? static_cast<double>(1 + random() % 8) : 1.0;
+      started.push_back({model.start_flow(now, path, bytes, cap, weight),
+                         ReferenceFlow{path.links, cap, weight}});
     }
     for (const auto& [id, flow] : started) active[id] = flow;
     // Every activation or completion changes the sharing: compare all rates after each one.
@@ -66,6 +70,14 @@ TEST(MaxMinReference, IncrementalRatesMatchAFullSolveAtEveryEvent) {
   }
   EXPECT_GT(checks, 300);
   EXPECT_EQ(model.active_flow_count(), static_cast<int>(active.size()));
+}
+
+TEST(MaxMinReference, IncrementalRatesMatchAFullSolveAtEveryEvent) {
+  check_incremental_against_full_solve(false);
+}
+
+TEST(MaxMinReference, WeightedIncrementalRatesMatchAFullSolveAtEveryEvent) {
+  check_incremental_against_full_solve(true);
 }
 
 TEST(MaxMinReference, FatTreeWithLatenciesAndBatchesMatchesAFullSolve) {

@@ -22,10 +22,10 @@ struct CompletedFlow {
 };
 
 // Flow-level network model. A started flow first waits its path latency without using bandwidth;
-// then it shares every link it crosses max-min fairly with the other flows there, optionally
-// limited by its own rate cap, until its bytes are sent. After arrivals and departures only the
-// flows that can change are re-solved: those connected to them through shared links whose rate
-// is at or above the level where the change begins (README.md explains why that is exact).
+// then it shares every link it crosses max-min fairly (by weight) with the other flows there,
+// optionally limited by its own rate cap, until its bytes are sent. After arrivals and departures
+// only the flows that can change are re-solved: those connected to them through shared links whose
+// rate is at or above the level where the change begins (README.md explains why that is exact).
 //
 // Time only moves forward: start_flow and cancel_flow take the current time, which must not be
 // before the last time given, nor after an event still to be processed (advance_to it first).
@@ -38,8 +38,10 @@ class FlowModel {
   FlowModel& operator=(const FlowModel&) = delete;
 
   // Starts sending `bytes` along `path` at `now`. The flow joins the sharing at now + latency,
-  // during the next advance_to that reaches that time (even when the latency is 0).
-  FlowId start_flow(Time now, const Path& path, double bytes, double rate_cap = kUnlimitedRate);
+  // during the next advance_to that reaches that time (even when the latency is 0). A flow of
+  // weight k stands for k identical parallel flows: on a shared link it gets k fair shares.
+  FlowId start_flow(Time now, const Path& path, double bytes, double rate_cap = kUnlimitedRate,
+                    double weight = 1);
 
   // Drops a flow that has not completed; returns false when it is unknown or already completed.
   bool cancel_flow(Time now, FlowId id);

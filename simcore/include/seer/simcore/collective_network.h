@@ -106,9 +106,12 @@ class CollectiveNetwork {
     net::NodeId src;
     net::NodeId dst;
     double bytes;
+    double weight = 1;  // parallel flows (channels) it stands for
+    size_t index = 0;   // position in edges_of's list, for the flow hash
   };
   bool add_flow(Time now, Time latency, net::NodeId src, net::NodeId dst, double bytes, double rate,
-                uint64_t token, uint64_t hash);
+                double weight, uint64_t token, uint64_t hash);
+  std::vector<Edge> merge_parallel(std::vector<Edge> edges);
   std::vector<int> ring_order(const Comm& c, int channel) const;
   std::vector<std::vector<int>> local_orders(const Comm& c, int channel) const;
   std::vector<Edge> edges_of(const Comm& c, const CollPart& part, const nccl::Choice& choice,
