@@ -280,6 +280,9 @@ void Core::leave(ThreadState& ts) {
   }
   ts.calls.store(ts.calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   ts.mode.store(static_cast<int>(ThreadMode::kInApp), std::memory_order_release);
+  // Pairs with the fence in flusher_loop: either the flusher sees this call's clock before it
+  // dozes off, or this thread sees it dozing and wakes it.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (flusher_dozing_.load(std::memory_order_relaxed)) wake_flusher();
 }
 
@@ -360,6 +363,7 @@ void Core::flush_locked(const wire::Request* request) {
   if (request) *batch->mutable_request() = *request;
   last_promise_sent_ = promise;
   last_all_blocked_sent_ = all_blocked;
+  last_answers_sent_ = answers_received_;
   if (!write_message(fd_, *message, out_buffer_)) die("lost the connection to the session");
 }
 
@@ -456,7 +460,8 @@ void Core::dispatch(const wire::SessionMessage& m) {
     // The answered thread counts as running again from the moment its answer is read, so the
     // promise sent with the next batch accounts for it. Lock order: batch_mu_, then answer_mu_.
     std::lock_guard<std::mutex> lock(batch_mu_);
-    ++answers_received_;
+    ++answers_received_;  // the session waits for the acknowledgement: wake a dozing flusher
+    if (flusher_dozing_.exchange(false, std::memory_order_relaxed)) flusher_cv_.notify_one();
     auto it = waiting_.find(a.id());
     if (it != waiting_.end()) {
       ThreadState* ts = it->second;
@@ -504,9 +509,9 @@ void Core::park_idle_threads() {
   }
 }
 
-// Sends what changed (records, the promise, whether every thread is blocked) once per period.
-// While nothing changes the period doubles up to kMaxIdlePeriodUs; activity wakes it (leave(),
-// add_record()), and the batch then gets one base period to fill.
+// Sends what changed (records, the promise, whether every thread is blocked, answers read) once
+// per period. While nothing changes the period doubles up to kMaxIdlePeriodUs; activity wakes it
+// (leave(), add_record(), dispatch()), and the batch then gets one base period to fill.
 void Core::flusher_loop() {
   const char* env = std::getenv("SEER_FLUSH_US");
   const long base_us = env ? std::max(100L, std::strtol(env, nullptr, 10)) : 1000;
@@ -514,8 +519,16 @@ void Core::flusher_loop() {
   long period_us = base_us;
   std::unique_lock<std::mutex> lock(batch_mu_);
   while (!shut_down()) {
-    const bool dozing = period_us > base_us;
-    flusher_dozing_.store(dozing, std::memory_order_relaxed);
+    bool dozing = period_us > base_us;
+    if (dozing) {
+      flusher_dozing_.store(true, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with leave()
+      if (changed_locked()) {
+        flusher_dozing_.store(false, std::memory_order_relaxed);
+        dozing = false;
+        period_us = base_us;
+      }
+    }
     wait_real(flusher_cv_, lock, int64_t{period_us} * 1000);
     if (shut_down() || forked_child_) return;
     if (dozing && !flusher_dozing_.load(std::memory_order_relaxed)) {
@@ -524,16 +537,20 @@ void Core::flusher_loop() {
     }
     flusher_dozing_.store(false, std::memory_order_relaxed);
     park_idle_threads();
-    bool all_blocked = false;
-    const Time promise = promise_locked(all_blocked);
-    if (!pending_.empty() || promise != last_promise_sent_ ||
-        all_blocked != last_all_blocked_sent_) {
+    if (changed_locked()) {
       flush_locked(nullptr);
       period_us = base_us;
     } else {
       period_us = std::min(period_us * 2, std::max(base_us, kMaxIdlePeriodUs));
     }
   }
+}
+
+bool Core::changed_locked() const {
+  bool all_blocked = false;
+  const Time promise = promise_locked(all_blocked);
+  return !pending_.empty() || promise != last_promise_sent_ ||
+         all_blocked != last_all_blocked_sent_ || answers_received_ != last_answers_sent_;
 }
 
 void Core::goodbye() {

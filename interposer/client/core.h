@@ -96,6 +96,7 @@ class Core {
   uint64_t answers_received_ = 0;
   Time last_promise_sent_ = -1;
   bool last_all_blocked_sent_ = false;
+  uint64_t last_answers_sent_ = 0;
   uint64_t records_sent_ = 0;
   std::atomic<uint64_t> next_request_id_{1};
 
@@ -111,6 +112,7 @@ class Core {
   std::condition_variable flusher_cv_;  // waited on with batch_mu_
   std::atomic<bool> flusher_dozing_{false};
   void wake_flusher();
+  bool changed_locked() const;  // something the session has not been told yet (batch_mu_ held)
 
   std::atomic<Time> high_water_{0};  // the latest clock any CUDA thread reached
 };
