@@ -112,6 +112,17 @@ TEST(DgxH100, MultiNodeRingIsBoundByTheNicRails) {
   EXPECT_LT(got.at(4 * kGiB), 8 * 48.5);
 }
 
+// Two DGX A100-class nodes (8 HDR NICs each): microsoft/mscclpp docs/performance-ndmv4.md, NDm
+// A100 v4, NCCL 2.17.1, nccl-tests in-place, one process per GPU: AllReduce 1 GiB 183.82 GB/s,
+// 4 GiB 188.18; AllGather 1 GiB 177.05, 4 GiB 186.01. Held within 10 %.
+TEST(DgxA100, TwoNodesMatchNdmv4) {
+  const Env v2_18 = {{"SEER_NCCL_VERSION", "21805"}};
+  const auto ar = run_bench("dgx-a100:2", 16, "allreduce", "1G", "4G", v2_18);
+  expect_curve(ar, {{kGiB, 183.82}, {4 * kGiB, 188.18}}, 0.10, 0.05);
+  const auto ag = run_bench("dgx-a100:2", 16, "allgather", "1G", "4G", v2_18);
+  expect_curve(ag, {{kGiB, 177.05}, {4 * kGiB, 186.01}}, 0.10, 0.10);
+}
+
 // Two communicators over the same GPUs and NICs all-reducing at once each get their fair share:
 // together they take about twice as long as one alone.
 TEST(Contention, TwoCommunicatorsSharingNicsEachGetHalf) {
