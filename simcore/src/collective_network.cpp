@@ -131,8 +131,9 @@ const std::vector<const net::Path*>& CollectiveNetwork::candidates(net::NodeId s
 }
 
 // ECMP: the path the flow hash picks. Adaptive: of the pair's candidate paths, the one whose
-// busiest link carries the fewest flows; the flow hash picks where the search starts, and the
-// first of equals wins, so idle networks spread flows as ECMP does and runs stay deterministic.
+// busiest link carries the fewest flows (by weight: channels); the flow hash picks where the search
+// starts, and the first of equals wins, so idle networks spread flows as ECMP does and runs stay
+// deterministic.
 const net::Path& CollectiveNetwork::choose_path(net::NodeId src, net::NodeId dst, uint64_t hash) {
   if (!config_.adaptive_routing) return router_.route(src, dst, hash);
   const std::vector<const net::Path*>& paths = candidates(src, dst);
@@ -140,17 +141,17 @@ const net::Path& CollectiveNetwork::choose_path(net::NodeId src, net::NodeId dst
   const uint32_t start = net::pick_index(hash, size);
   if (size == 1) return *paths[0];
   const auto load = [&](const net::Path& p) {
-    int most = 0;
+    double most = 0;
     for (const net::LinkId l : p.links) {
       if (static_cast<size_t>(l) < link_flows_.size()) most = std::max(most, link_flows_[l]);
     }
     return most;
   };
   const net::Path* best = paths[start];
-  int best_load = load(*best);
+  double best_load = load(*best);
   for (uint32_t i = 1; i < size && best_load > 0; ++i) {
     const net::Path* p = paths[(start + i) % size];
-    const int l = load(*p);
+    const double l = load(*p);
     if (l < best_load) {
       best = p;
       best_load = l;
@@ -173,10 +174,10 @@ bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::N
     link_bytes_[l] += bytes;
   }
   if (track_links()) {
-    flow_path_[id] = &chosen;
+    flow_path_[id] = {&chosen, weight};
     for (const net::LinkId l : path.links) {
-      if (static_cast<size_t>(l) >= link_flows_.size()) link_flows_.resize(l + 1, 0);
-      ++link_flows_[l];
+      if (static_cast<size_t>(l) >= link_flows_.size()) link_flows_.resize(l + 1, 0.0);
+      link_flows_[l] += weight;
       if (config_.record_link_utilisation) touched_.insert(l);
     }
   }
@@ -449,7 +450,7 @@ std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
     if (track_links()) {
       auto fl = flow_path_.find(id);
       if (fl != flow_path_.end()) {
-        for (const net::LinkId l : fl->second->links) --link_flows_[l];
+        for (const net::LinkId l : fl->second.path->links) link_flows_[l] -= fl->second.weight;
         flow_path_.erase(fl);
       }
     }
@@ -487,7 +488,7 @@ void CollectiveNetwork::record_utilisation(Time t) {
       }
     }
     // Links left without flows drop out once their zero load is recorded.
-    if (link_flows_[l] <= 0 && load == 0) {
+    if (link_flows_[l] < 0.5 && load == 0) {  // weights are whole channel counts
       it = touched_.erase(it);
     } else {
       ++it;

@@ -128,9 +128,13 @@ class CollectiveNetwork {
   std::unordered_map<uint64_t, int> pending_;  // token -> flows still running
   std::vector<double> link_bytes_;             // by LinkId: bytes of every flow started on it
   // Flows (waiting or sharing) on each link, kept for adaptive routing and utilisation recording.
-  std::unordered_map<net::FlowId, const net::Path*> flow_path_;
-  std::vector<int> link_flows_;    // by LinkId
-  std::set<net::LinkId> touched_;  // links recorded while they have (or just had) flows
+  struct TrackedFlow {
+    const net::Path* path;
+    double weight;
+  };
+  std::unordered_map<net::FlowId, TrackedFlow> flow_path_;
+  std::vector<double> link_flows_;  // by LinkId: flows on it, by weight
+  std::set<net::LinkId> touched_;   // links recorded while they have (or just had) flows
   bool track_links() const { return config_.record_link_utilisation || config_.adaptive_routing; }
   const net::Path& choose_path(net::NodeId src, net::NodeId dst, uint64_t hash);
   // Adaptive routing's candidate paths between two nodes, distinct, computed once per pair.
