@@ -288,6 +288,10 @@ void Core::leave(ThreadState& ts) {
 
 void Core::wake_flusher() {
   std::lock_guard<std::mutex> lock(batch_mu_);
+  wake_flusher_locked();
+}
+
+void Core::wake_flusher_locked() {
   if (flusher_dozing_.exchange(false, std::memory_order_relaxed)) flusher_cv_.notify_one();
 }
 
@@ -303,7 +307,7 @@ void Core::add_record(ThreadState& ts, const PodRecord& r) {
   pending_.push_back(r);
   pending_.back().thread = ts.index;
   if (pending_.size() >= kFlushAtRecords) flush_locked(nullptr);
-  if (flusher_dozing_.exchange(false, std::memory_order_relaxed)) flusher_cv_.notify_one();
+  wake_flusher_locked();
 }
 
 Time Core::promise_locked(bool& all_blocked) const {
@@ -460,8 +464,8 @@ void Core::dispatch(const wire::SessionMessage& m) {
     // The answered thread counts as running again from the moment its answer is read, so the
     // promise sent with the next batch accounts for it. Lock order: batch_mu_, then answer_mu_.
     std::lock_guard<std::mutex> lock(batch_mu_);
-    ++answers_received_;  // the session waits for the acknowledgement: wake a dozing flusher
-    if (flusher_dozing_.exchange(false, std::memory_order_relaxed)) flusher_cv_.notify_one();
+    ++answers_received_;
+    wake_flusher_locked();  // the session waits for the acknowledgement
     auto it = waiting_.find(a.id());
     if (it != waiting_.end()) {
       ThreadState* ts = it->second;

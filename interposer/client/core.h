@@ -108,10 +108,11 @@ class Core {
   std::unordered_map<uint64_t, ThreadState*> waiting_;  // guarded by batch_mu_
 
   // The flusher sleeps longer and longer while nothing changes (so idle ranks cost the machine
-  // next to nothing); the next call or record wakes it.
+  // next to nothing); the next call, record or answer wakes it.
   std::condition_variable flusher_cv_;  // waited on with batch_mu_
   std::atomic<bool> flusher_dozing_{false};
   void wake_flusher();
+  void wake_flusher_locked();   // batch_mu_ held
   bool changed_locked() const;  // something the session has not been told yet (batch_mu_ held)
 
   std::atomic<Time> high_water_{0};  // the latest clock any CUDA thread reached

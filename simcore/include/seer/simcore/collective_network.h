@@ -137,7 +137,8 @@ class CollectiveNetwork {
   std::set<net::LinkId> touched_;   // links recorded while they have (or just had) flows
   bool track_links() const { return config_.record_link_utilisation || config_.adaptive_routing; }
   const net::Path& choose_path(net::NodeId src, net::NodeId dst, uint64_t hash);
-  // Adaptive routing's candidate paths between two nodes, distinct, computed once per pair.
+  // Up to 16 distinct equal-cost paths between two nodes, computed once per pair: adaptive
+  // routing's candidates, and (one path) the test merge_parallel uses.
   const std::vector<const net::Path*>& candidates(net::NodeId src, net::NodeId dst);
   std::unordered_map<uint64_t, std::vector<const net::Path*>> candidates_;
   std::map<net::LinkId, LinkSeries> series_;
