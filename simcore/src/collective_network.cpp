@@ -395,11 +395,11 @@ CollectivePlan CollectiveNetwork::start_collective(Time now, uint64_t comm, cons
   plan.algo = choice.algo;
   plan.proto = choice.proto;
   plan.nchannels = choice.nchannels;
-  // The bytes at NCCL's bandwidth are the data phase: the flows get the rates that make it
+  // The bytes at Seer's data bandwidth are the data phase: the flows get the rates that make it
   // last exactly that on an idle network, and shared links slow them down. Everything else in
   // Seer's time (NCCL's latency, launch, chunk synchronisation) comes before, as path latency.
   const double data_us =
-      choice.bw_GBps > 0 ? static_cast<double>(nbytes) / (1000 * choice.bw_GBps) : 0;
+      choice.data_bw_GBps > 0 ? static_cast<double>(nbytes) / (1000 * choice.data_bw_GBps) : 0;
   plan.latency = static_cast<Time>(std::llround((choice.time_us - data_us) * 1e3));
   plan.data_ns = static_cast<Time>(std::ceil(data_us * 1e3));
   if (n > 1 && plan.data_ns > 0) {

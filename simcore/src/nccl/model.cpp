@@ -396,15 +396,22 @@ Choice CommModel::evaluate(Func f, Algo a, Proto p, uint64_t nbytes, int num_pip
   if (r228 && (a == Algo::kTree || a == Algo::kPat)) nt = v.max_threads;
   c.nchannels = nc;
   c.nthreads = nt;
+  c.data_bw_GBps = data_bw_GBps(c);
   c.time_us = seer_time_us(c, nbytes);
   return c;
 }
 
-double CommModel::seer_time_us(const Choice& c, uint64_t nbytes) const {
+double CommModel::data_bw_GBps(const Choice& c) const {
   double bw = c.bw_GBps;
   if (cal_.channel_scaling && !is_nvls(c.algo) && graphs_.nchannels < graphs_.nchannels_default) {
     bw *= static_cast<double>(graphs_.nchannels) / graphs_.nchannels_default;
   }
+  if (c.proto == Proto::kLL128 && topo_.sm >= 80 && topo_.sm < 90) bw *= cal_.ll128_efficiency_sm80;
+  return bw;
+}
+
+double CommModel::seer_time_us(const Choice& c, uint64_t nbytes) const {
+  const double bw = c.data_bw_GBps;
   double bw_us = static_cast<double>(nbytes) / (1000.0 * bw);
 
   if (cal_.nvls_pipeline && is_nvls(c.algo) && nbytes > 0 && graphs_.nvls_heads > 0) {
@@ -454,7 +461,7 @@ double CommModel::seer_time_us(const Choice& c, uint64_t nbytes) const {
 
 // Ring / Simple data phase with NCCL's chunking (device code: one loop moves nChannels x nRanks
 // chunks; each chunk step is chunkSteps / sliceSteps slices, each slice followed by a fence and
-// a flag). See Calibration::ring_pipeline.
+// a flag). See Calibration::ring_pipeline and ::sm80_reduce_slice_us.
 double CommModel::ring_simple_data_us(const Choice& c, uint64_t nbytes, double bw) const {
   const Version& v = *ver_;
   const int n = topo_.nranks;
@@ -477,12 +484,18 @@ double CommModel::ring_simple_data_us(const Choice& c, uint64_t nbytes, double b
   const double total_steps = loops * steps + (chain ? n - 2.0 : 0.0);
   const double data_us = static_cast<double>(nbytes) / (1000.0 * bw);
   const double t_full = data_us / (loops * steps) * (cmax / chunk);  // one full chunk step
-  const Hw hw = graphs_.ring.type_intra == PathType::kNvl ? Hw::kNvlink : Hw::kPci;
-  double o = cal_.ring_slice_overhead_us >= 0
-                 ? cal_.ring_slice_overhead_us
-                 : v.hw_lat[idx(hw)][idx(Algo::kRing)][idx(Proto::kSimple)];
+  const bool nvlink = graphs_.ring.type_intra == PathType::kNvl;
+  double o =
+      cal_.ring_slice_overhead_us >= 0
+          ? cal_.ring_slice_overhead_us
+          : v.hw_lat[idx(nvlink ? Hw::kNvlink : Hw::kPci)][idx(Algo::kRing)][idx(Proto::kSimple)];
   o = std::min(o * slices, 0.5 * t_full);     // per chunk step
   const double t_byte = (t_full - o) / cmax;  // us per byte between the synchronisations
+  const bool reduces =
+      c.func == Func::kAllReduce || c.func == Func::kReduceScatter || c.func == Func::kReduce;
+  if (reduces && nvlink && topo_.sm == 80 && topo_.nnodes == 1) {
+    o += cal_.sm80_reduce_slice_us * slices;
+  }
   return total_steps * (chunk * t_byte + o);
 }
 

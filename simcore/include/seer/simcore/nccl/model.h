@@ -39,16 +39,32 @@ struct Calibration {
   // Ring / Simple chunk pipeline (NCCL's estimate is bytes / steady-state bandwidth). The
   // Simple protocol ends every slice with a memory fence and a flag store that the next rank
   // polls (LL and LL128 carry their flags inside the data lines and need no fence), so every
-  // slice a channel moves costs a fixed synchronisation time on top of its bytes. NCCL sizes
-  // slices from its buffers (stepSize = buffSize / NCCL_STEPS, chunkSteps / sliceSteps per
-  // collective) and cuts them smaller for calls below nChannels x nRanks x chunk bytes, so
-  // medium calls run below the steady-state bandwidth. Per slice Seer charges NCCL's own Ring
-  // Simple hop latency of the intra-node path (NVLink 3.4 us, PCIe 5.7 us) unless
-  // ring_slice_overhead_us >= 0 says otherwise. Broadcast and Reduce (a chain) also pay the
-  // pipeline fill of n-2 chunk steps. Normalised like the NVLS term: at the largest chunk the
-  // bandwidth is NCCL's own.
+  // slice a channel moves costs a fixed synchronisation time on top of its bytes, which move at
+  // NCCL's per-channel bandwidth. NCCL sizes slices from its buffers (stepSize = buffSize /
+  // NCCL_STEPS, chunkSteps / sliceSteps per collective) and cuts them smaller for calls below
+  // nChannels x nRanks x chunk bytes, so medium calls run further below the line rate than large
+  // ones. Per slice Seer charges NCCL's own Ring Simple hop latency of the intra-node path
+  // (NVLink 3.4 us, PCIe 5.7 us) unless ring_slice_overhead_us >= 0 says otherwise. Broadcast
+  // and Reduce (a chain) also pay the pipeline fill of n-2 chunk steps.
   bool ring_pipeline = true;
   double ring_slice_overhead_us = -1;
+  // Ampere (compute capability 8.0) on one node: every slice a reducing Ring/Simple collective
+  // (AllReduce, ReduceScatter, Reduce) moves costs this much more, at every chunk size (it does
+  // not hide behind the bandwidth the way the flag synchronisation above does). NCCL's
+  // maintainers put 8 x A100 AllReduce at ~230 GB/s, not the 240 GB/s of its 12 NVLinks, because
+  // "other bottlenecks on the GPUs" limit it (NVIDIA/nccl-tests#149); 4.0-5.0 us per slice gives
+  // 230.5-228.3 GB/s at 8 GiB. Seer takes 4.5, the smallest value in that range that holds the
+  // Azure 128 MiB point within 10 % (so that point is not an independent check of it). AllGather
+  // does not pay it: NDm A100 v4 measures 253.6 GB/s (microsoft/mscclpp
+  // docs/performance-ndmv4.md). Where it comes from is not established; on that NVLink path
+  // NCCL's Simple protocol reads from the peer (P2P read, graph/paths.cc) and reduces what it
+  // reads. Across nodes the network hop paces every step instead.
+  double sm80_reduce_slice_us = 4.5;
+  // LL128 throughput on Ampere relative to NCCL's LL128 bandwidth. NCCL's tables give Ampere
+  // Ring/LL128 92 % of the Simple bandwidth; published 8 x A100 curves run LL128 (4-16 MiB)
+  // at 60-76 % of that (marginal bus bandwidth 133-167 GB/s against 220.8). 0.63 is the median
+  // of the sources other than the one Seer is validated against (simcore/src/nccl/README.md).
+  double ll128_efficiency_sm80 = 0.63;
   // NCCL_MAX_NCHANNELS below the default channel count leaves links idle: Seer scales the
   // bandwidth by (channels / default channels). NCCL's own estimate ignores it.
   bool channel_scaling = true;
@@ -58,6 +74,8 @@ struct Calibration {
     c.launch_us = 0;
     c.nvls_pipeline = false;
     c.ring_pipeline = false;
+    c.sm80_reduce_slice_us = 0;
+    c.ll128_efficiency_sm80 = 1;
     c.channel_scaling = false;
     return c;
   }
@@ -88,6 +106,10 @@ struct Choice {
   double lat_us = 0;   // NCCL latency x latCount (after the Ring/Simple multi-node plateau factor)
   double bw_GBps = 0;  // NCCL algorithm bandwidth used (after the Tree correction factor)
   double nccl_us = 0;  // NCCL's estimate: lat_us + nbytes / (1000 * bw_GBps); what NCCL minimises
+  // The bandwidth Seer's data phase runs at: bw_GBps after the Calibration's channel scaling and
+  // protocol efficiency. time_us - nbytes / (1000 * data_bw_GBps) is fixed cost (latency,
+  // launch, chunk synchronisation).
+  double data_bw_GBps = 0;
   double time_us = 0;  // Seer's predicted duration: nccl_us + Calibration terms
 };
 
@@ -128,6 +150,7 @@ class CommModel {
  private:
   void tune();
   bool algo_supported(Func f, Algo a) const;
+  double data_bw_GBps(const Choice& c) const;
   double seer_time_us(const Choice& c, uint64_t nbytes) const;
   double ring_simple_data_us(const Choice& c, uint64_t nbytes, double bw) const;
 
