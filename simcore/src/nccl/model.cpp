@@ -406,7 +406,7 @@ double CommModel::data_bw_GBps(const Choice& c) const {
   if (cal_.channel_scaling && !is_nvls(c.algo) && graphs_.nchannels < graphs_.nchannels_default) {
     bw *= static_cast<double>(graphs_.nchannels) / graphs_.nchannels_default;
   }
-  if (c.proto == Proto::kLL128 && topo_.sm >= 80 && topo_.sm < 90) bw *= cal_.ll128_efficiency_sm80;
+  if (c.proto == Proto::kLL128 && topo_.sm == 80) bw *= cal_.ll128_efficiency_sm80;
   return bw;
 }
 

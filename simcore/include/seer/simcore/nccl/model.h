@@ -60,10 +60,11 @@ struct Calibration {
   // NCCL's Simple protocol reads from the peer (P2P read, graph/paths.cc) and reduces what it
   // reads. Across nodes the network hop paces every step instead.
   double sm80_reduce_slice_us = 4.5;
-  // LL128 throughput on Ampere relative to NCCL's LL128 bandwidth. NCCL's tables give Ampere
-  // Ring/LL128 92 % of the Simple bandwidth; published 8 x A100 curves run LL128 (4-16 MiB)
-  // at 60-76 % of that (marginal bus bandwidth 133-167 GB/s against 220.8). 0.63 is the median
-  // of the sources other than the one Seer is validated against (simcore/src/nccl/README.md).
+  // LL128 throughput on A100-class GPUs (compute capability 8.0) relative to NCCL's LL128
+  // bandwidth. NCCL's tables give Ampere Ring/LL128 92 % of the Simple bandwidth; published
+  // 8 x A100 curves run LL128 (4-16 MiB) at 60-76 % of that (marginal bus bandwidth 133-167 GB/s
+  // against 220.8). 0.63 is the median of the sources other than the one Seer is validated
+  // against (simcore/src/nccl/README.md).
   double ll128_efficiency_sm80 = 0.63;
   // NCCL_MAX_NCHANNELS below the default channel count leaves links idle: Seer scales the
   // bandwidth by (channels / default channels). NCCL's own estimate ignores it.
