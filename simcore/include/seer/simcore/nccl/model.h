@@ -39,13 +39,14 @@ struct Calibration {
   // Ring / Simple chunk pipeline (NCCL's estimate is bytes / steady-state bandwidth). The
   // Simple protocol ends every slice with a memory fence and a flag store that the next rank
   // polls (LL and LL128 carry their flags inside the data lines and need no fence), so every
-  // slice a channel moves costs a fixed synchronisation time on top of its bytes, which move at
-  // NCCL's per-channel bandwidth. NCCL sizes slices from its buffers (stepSize = buffSize /
-  // NCCL_STEPS, chunkSteps / sliceSteps per collective) and cuts them smaller for calls below
-  // nChannels x nRanks x chunk bytes, so medium calls run further below the line rate than large
-  // ones. Per slice Seer charges NCCL's own Ring Simple hop latency of the intra-node path
-  // (NVLink 3.4 us, PCIe 5.7 us) unless ring_slice_overhead_us >= 0 says otherwise. Broadcast
-  // and Reduce (a chain) also pay the pipeline fill of n-2 chunk steps.
+  // slice a channel moves costs a fixed synchronisation time on top of its bytes. NCCL sizes
+  // slices from its buffers (stepSize = buffSize / NCCL_STEPS, chunkSteps / sliceSteps per
+  // collective) and cuts them smaller for calls below nChannels x nRanks x chunk bytes, so
+  // medium calls run below the steady-state bandwidth. Per slice Seer charges NCCL's own Ring
+  // Simple hop latency of the intra-node path (NVLink 3.4 us, PCIe 5.7 us) unless
+  // ring_slice_overhead_us >= 0 says otherwise. Broadcast and Reduce (a chain) also pay the
+  // pipeline fill of n-2 chunk steps. Normalised like the NVLS term: at the largest chunk the
+  // bandwidth is NCCL's own.
   bool ring_pipeline = true;
   double ring_slice_overhead_us = -1;
   // Ampere (compute capability 8.0) on one node: every slice a reducing Ring/Simple collective
