@@ -396,12 +396,12 @@ Choice CommModel::evaluate(Func f, Algo a, Proto p, uint64_t nbytes, int num_pip
   if (r228 && (a == Algo::kTree || a == Algo::kPat)) nt = v.max_threads;
   c.nchannels = nc;
   c.nthreads = nt;
-  c.data_bw_GBps = data_bw_GBps(c);
+  c.data_bw_GBps = seer_data_bw(c);
   c.time_us = seer_time_us(c, nbytes);
   return c;
 }
 
-double CommModel::data_bw_GBps(const Choice& c) const {
+double CommModel::seer_data_bw(const Choice& c) const {
   double bw = c.bw_GBps;
   if (cal_.channel_scaling && !is_nvls(c.algo) && graphs_.nchannels < graphs_.nchannels_default) {
     bw *= static_cast<double>(graphs_.nchannels) / graphs_.nchannels_default;

@@ -152,7 +152,7 @@ class CommModel {
  private:
   void tune();
   bool algo_supported(Func f, Algo a) const;
-  double data_bw_GBps(const Choice& c) const;
+  double seer_data_bw(const Choice& c) const;  // Choice::data_bw_GBps
   double seer_time_us(const Choice& c, uint64_t nbytes) const;
   double ring_simple_data_us(const Choice& c, uint64_t nbytes, double bw) const;
 
