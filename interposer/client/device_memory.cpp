@@ -216,3 +216,20 @@ bool DeviceMemory::is_pinned(uint64_t address) const {
 }
 
 }  // namespace seer::client
+
+// Virtual-memory API: not implemented yet (being built); every call fails cleanly.
+namespace seer::client {
+DeviceMemory::AllocResult DeviceMemory::reserve_address(int, uint64_t, uint64_t, uint64_t&) {
+  return AllocResult::kInvalid;
+}
+bool DeviceMemory::free_address(uint64_t, uint64_t) { return false; }
+DeviceMemory::AllocResult DeviceMemory::create_physical(int, uint64_t, uint64_t&) {
+  return AllocResult::kInvalid;
+}
+bool DeviceMemory::release_physical(uint64_t) { return false; }
+std::optional<DeviceMemory::Physical> DeviceMemory::physical(uint64_t) const {
+  return std::nullopt;
+}
+bool DeviceMemory::map(uint64_t, uint64_t, uint64_t, uint64_t) { return false; }
+bool DeviceMemory::unmap(uint64_t, uint64_t) { return false; }
+}  // namespace seer::client

@@ -36,6 +36,23 @@ class DeviceMemory {
   uint64_t capacity(int gpu) const;  // total minus the context reserve
   uint64_t total(int gpu) const;
 
+  // The virtual-memory API (cuMemAddressReserve/Create/Map, PyTorch's expandable segments).
+  // Reserved ranges lie in the GPU's address space but hold nothing until mapped; a physical
+  // allocation counts against capacity like allocate(); a mapped range is live device memory
+  // (find() returns the mapping, gpu_of() the GPU).
+  static constexpr uint64_t kVmmGranularity = 2ull << 20;
+  AllocResult reserve_address(int gpu, uint64_t size, uint64_t alignment, uint64_t& address);
+  bool free_address(uint64_t address, uint64_t size);
+  AllocResult create_physical(int gpu, uint64_t size, uint64_t& handle);
+  bool release_physical(uint64_t handle);
+  struct Physical {
+    int gpu;
+    uint64_t size;
+  };
+  std::optional<Physical> physical(uint64_t handle) const;
+  bool map(uint64_t address, uint64_t size, uint64_t offset, uint64_t handle);
+  bool unmap(uint64_t address, uint64_t size);
+
   // Pinned host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister).
   void add_pinned(uint64_t base, uint64_t size);
   bool remove_pinned(uint64_t base);
