@@ -1,7 +1,7 @@
 // Virtual clocks: once the process has joined the simulation, wall and monotonic clocks read
 // virtual time (the real time at which the process joined plus the virtual time since).
-// CPU-time clocks stay real. Timed waits (nanosleep, pthread_cond_timedwait, poll) are not
-// virtualized: they keep using the real clock.
+// CPU-time clocks stay real. Relative timed waits (nanosleep, poll) keep using the real clock;
+// waits with an absolute virtual deadline are converted (timed_waits.cpp).
 
 #include <sys/time.h>
 

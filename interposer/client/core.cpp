@@ -243,6 +243,7 @@ ThreadState& Core::thread() {
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
     ts->index = static_cast<uint32_t>(threads_.size());
+    ts->submitter.store(threads_.empty(), std::memory_order_relaxed);
     threads_.push_back(ts);
   }
   if (joined()) pthread_setspecific(g_thread_key, ts);
@@ -268,7 +269,13 @@ void Core::enter(ThreadState& ts, Time cost) {
     ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
   }
   account_cpu(ts);
-  ts.clock.store(ts.clock.load(std::memory_order_relaxed) + cost, std::memory_order_relaxed);
+  Time c = ts.clock.load(std::memory_order_relaxed);
+  // An observer (e.g. a framework's watchdog polling events) sees the process' present: its own
+  // clock barely moves while it sleeps between polls.
+  if (!ts.submitter.load(std::memory_order_relaxed)) {
+    c = std::max(c, high_water_.load(std::memory_order_relaxed));
+  }
+  ts.clock.store(c + cost, std::memory_order_relaxed);
 }
 
 void Core::leave(ThreadState& ts) {
@@ -276,7 +283,8 @@ void Core::leave(ThreadState& ts) {
   if (!modeled()) ts.cpu_mark = thread_cpu_ns();
   const Time c = ts.clock.load(std::memory_order_relaxed);
   Time hw = high_water_.load(std::memory_order_relaxed);
-  while (c > hw && !high_water_.compare_exchange_weak(hw, c, std::memory_order_relaxed)) {
+  while (ts.submitter.load(std::memory_order_relaxed) && c > hw &&
+         !high_water_.compare_exchange_weak(hw, c, std::memory_order_relaxed)) {
   }
   ts.calls.store(ts.calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   ts.mode.store(static_cast<int>(ThreadMode::kInApp), std::memory_order_release);
@@ -302,10 +310,33 @@ void Core::resume(ThreadState& ts) {
   request(ts, r);
 }
 
+// An observer's first device work: from now on its clock is part of the promise. It starts from
+// the process' present, which no promise sent so far exceeds unless every submitter was blocked
+// (then the session may have moved on, and asks it).
+void Core::become_submitter(ThreadState& ts) {
+  bool ask = false;
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    const Time c = std::max(ts.clock.load(std::memory_order_relaxed),
+                            high_water_.load(std::memory_order_relaxed));
+    ts.clock.store(c, std::memory_order_relaxed);
+    ask = last_all_blocked_sent_ || (last_promise_sent_ != kNever && last_promise_sent_ > c);
+    ts.submitter.store(true, std::memory_order_relaxed);
+  }
+  if (ask) {
+    wire::Request r;
+    r.set_resume(true);
+    request(ts, r);
+    ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
+  }
+}
+
 void Core::add_record(ThreadState& ts, const PodRecord& r) {
+  if (!ts.submitter.load(std::memory_order_relaxed)) become_submitter(ts);
   std::lock_guard<std::mutex> lock(batch_mu_);
   pending_.push_back(r);
   pending_.back().thread = ts.index;
+  pending_.back().t = std::max(r.t, ts.clock.load(std::memory_order_relaxed));
   if (pending_.size() >= kFlushAtRecords) flush_locked(nullptr);
   wake_flusher_locked();
 }
@@ -316,7 +347,7 @@ Time Core::promise_locked(bool& all_blocked) const {
   for (const ThreadState* ts : threads_) {
     const auto mode = static_cast<ThreadMode>(ts->mode.load(std::memory_order_acquire));
     if (mode == ThreadMode::kParked || mode == ThreadMode::kExited) continue;
-    if (!ts->registered) continue;
+    if (!ts->registered || !ts->submitter.load(std::memory_order_relaxed)) continue;
     ++active;
     if (mode == ThreadMode::kBlocked) ++blocked;
     p = std::min(p, ts->clock.load(std::memory_order_relaxed));
@@ -346,8 +377,8 @@ static void wait_real(std::condition_variable& cv, std::unique_lock<std::mutex>&
   real_clock_gettime(CLOCK_MONOTONIC, &now);
   const int64_t t = now.tv_sec * int64_t{1000000000} + now.tv_nsec + ns;
   const timespec deadline{static_cast<time_t>(t / 1000000000), static_cast<long>(t % 1000000000)};
-  pthread_cond_clockwait(cv.native_handle(), lock.mutex()->native_handle(), CLOCK_MONOTONIC,
-                         &deadline);
+  real_cond_clockwait(cv.native_handle(), lock.mutex()->native_handle(), CLOCK_MONOTONIC,
+                      &deadline);
 }
 
 void Core::flush_locked(const wire::Request* request) {
@@ -487,7 +518,11 @@ int64_t Core::clock_read_ns(clockid_t clock) {
   if (tl_thread && tl_thread->registered) {
     ThreadState& ts = *tl_thread;
     account_cpu(ts);
-    const Time c = ts.clock.load(std::memory_order_relaxed) + quantum;
+    Time c = ts.clock.load(std::memory_order_relaxed);
+    if (!ts.submitter.load(std::memory_order_relaxed)) {
+      c = std::max(c, high_water_.load(std::memory_order_relaxed));
+    }
+    c += quantum;
     ts.clock.store(c, std::memory_order_relaxed);
     return base + c;
   }
@@ -495,6 +530,16 @@ int64_t Core::clock_read_ns(clockid_t clock) {
       std::max(tl_unregistered_last + quantum, high_water_.load(std::memory_order_relaxed));
   tl_unregistered_last = v;
   return base + v;
+}
+
+int64_t Core::clock_peek_ns(clockid_t clock) const {
+  const int64_t base = clock_base_[clock & 15];
+  const Time hw = high_water_.load(std::memory_order_relaxed);
+  if (tl_thread && tl_thread->registered) {
+    const Time c = tl_thread->clock.load(std::memory_order_relaxed);
+    return base + (tl_thread->submitter.load(std::memory_order_relaxed) ? c : std::max(c, hw));
+  }
+  return base + std::max(tl_unregistered_last, hw);
 }
 
 void Core::park_idle_threads() {

@@ -55,6 +55,8 @@ class Core {
 
   // Virtual time for clock_gettime & co. (ns since the epoch of `clock`), for any thread.
   int64_t clock_read_ns(clockid_t clock);
+  // The same reading without advancing the thread's clock (timed waits convert deadlines).
+  int64_t clock_peek_ns(clockid_t clock) const;
 
   // For the launch-path benchmark: how many records were flushed.
   uint64_t records_sent() const { return records_sent_; }
@@ -66,6 +68,7 @@ class Core {
   void flusher_loop();
   void park_idle_threads();
   void resume(ThreadState& ts);
+  void become_submitter(ThreadState& ts);
   wire::Answer wait_answer(uint64_t id);
   void read_one_message();
   void dispatch(const wire::SessionMessage& m);
@@ -115,7 +118,7 @@ class Core {
   void wake_flusher_locked();   // batch_mu_ held
   bool changed_locked() const;  // something the session has not been told yet (batch_mu_ held)
 
-  std::atomic<Time> high_water_{0};  // the latest clock any CUDA thread reached
+  std::atomic<Time> high_water_{0};  // the latest clock any submitting thread reached
 };
 
 // Scoped enter/leave for API implementations.

@@ -26,6 +26,10 @@ struct ThreadState {
   int device = 0;                  // current device (cudaSetDevice)
   int last_error = 0;              // cudaGetLastError / cudaPeekAtLastError
   bool registered = false;
+  // A thread that has only observed (queries, syncs, getters) and never submitted device work
+  // makes no promise: its clock follows the process' submitters instead (see Core::enter). The
+  // first thread of the process submits from the start.
+  std::atomic<bool> submitter{false};
 };
 
 }  // namespace seer::client

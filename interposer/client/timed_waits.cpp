@@ -1,0 +1,153 @@
+// Timed waits whose deadline is an absolute reading of a virtualized clock
+// (pthread_cond_timedwait/clockwait, sem_timedwait/clockwait, mutex timed locks, absolute
+// clock_nanosleep). The program computed the deadline from virtual time (std::condition_variable::
+// wait_for, Python's lock and GIL timeouts), but the kernel waits against the real clock: the
+// remaining virtual interval is turned into the same interval of real time. Without this, a
+// simulation running behind real time makes every such wait return at once (watchdog threads spin)
+// and one running ahead makes it sleep far too long. Relative waits (nanosleep, poll, epoll_wait,
+// select) already use real time and are left alone.
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <semaphore.h>
+
+#include <cstdint>
+#include <ctime>
+
+#include "core.h"
+#include "time_source.h"
+
+namespace {
+
+using seer::client::Core;
+
+bool virtualized(clockid_t c) {
+  switch (c) {
+    case CLOCK_REALTIME:
+    case CLOCK_MONOTONIC:
+    case CLOCK_MONOTONIC_RAW:
+    case CLOCK_REALTIME_COARSE:
+    case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool active(clockid_t c) {
+  Core& core = Core::instance();
+  return virtualized(c) && core.joined() && !core.forked_child();
+}
+
+// glibc declares the deadline nonnull; hide the check from the optimizer so it is kept.
+bool missing(const void* p) {
+  asm("" : "+r"(p));
+  return p == nullptr;
+}
+
+int64_t to_ns(const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
+
+timespec from_ns(int64_t ns) {
+  return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+}
+
+// The real deadline, on the same clock, that leaves as much real time as `abs` leaves virtual time.
+timespec real_deadline(clockid_t clock, const timespec* abs) {
+  int64_t remaining = to_ns(*abs) - Core::instance().clock_peek_ns(clock);
+  if (remaining < 0) remaining = 0;
+  return from_ns(seer::client::real_clock_ns(clock) + remaining);
+}
+
+// glibc keeps a condition variable's clock in bit 1 of __wrefs (set by pthread_condattr_setclock
+// with CLOCK_MONOTONIC); every other condition variable waits on CLOCK_REALTIME.
+clockid_t clock_of(const pthread_cond_t* cond) {
+  return (cond->__data.__wrefs & 2) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+}
+
+template <typename Fn>
+Fn next(const char* name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+}
+
+}  // namespace
+
+namespace seer::client {
+
+int real_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex, clockid_t clock,
+                        const timespec* abs) {
+  static auto real = next<int (*)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*)>(
+      "pthread_cond_clockwait");
+  return real(cond, mutex, clock, abs);
+}
+
+}  // namespace seer::client
+
+extern "C" {
+
+__attribute__((visibility("default"))) int pthread_cond_timedwait(pthread_cond_t* cond,
+                                                                  pthread_mutex_t* mutex,
+                                                                  const timespec* abs) {
+  static auto real =
+      next<int (*)(pthread_cond_t*, pthread_mutex_t*, const timespec*)>("pthread_cond_timedwait");
+  const clockid_t clock = clock_of(cond);
+  if (missing(abs) || !active(clock)) return real(cond, mutex, abs);
+  const timespec deadline = real_deadline(clock, abs);
+  return real(cond, mutex, &deadline);
+}
+
+__attribute__((visibility("default"))) int pthread_cond_clockwait(pthread_cond_t* cond,
+                                                                  pthread_mutex_t* mutex,
+                                                                  clockid_t clock,
+                                                                  const timespec* abs) {
+  if (missing(abs) || !active(clock))
+    return seer::client::real_cond_clockwait(cond, mutex, clock, abs);
+  const timespec deadline = real_deadline(clock, abs);
+  return seer::client::real_cond_clockwait(cond, mutex, clock, &deadline);
+}
+
+__attribute__((visibility("default"))) int sem_timedwait(sem_t* sem, const timespec* abs) {
+  static auto real = next<int (*)(sem_t*, const timespec*)>("sem_timedwait");
+  if (missing(abs) || !active(CLOCK_REALTIME)) return real(sem, abs);
+  const timespec deadline = real_deadline(CLOCK_REALTIME, abs);
+  return real(sem, &deadline);
+}
+
+__attribute__((visibility("default"))) int sem_clockwait(sem_t* sem, clockid_t clock,
+                                                         const timespec* abs) {
+  static auto real = next<int (*)(sem_t*, clockid_t, const timespec*)>("sem_clockwait");
+  if (missing(abs) || !active(clock)) return real(sem, clock, abs);
+  const timespec deadline = real_deadline(clock, abs);
+  return real(sem, clock, &deadline);
+}
+
+__attribute__((visibility("default"))) int pthread_mutex_timedlock(pthread_mutex_t* mutex,
+                                                                   const timespec* abs) {
+  static auto real = next<int (*)(pthread_mutex_t*, const timespec*)>("pthread_mutex_timedlock");
+  if (missing(abs) || !active(CLOCK_REALTIME)) return real(mutex, abs);
+  const timespec deadline = real_deadline(CLOCK_REALTIME, abs);
+  return real(mutex, &deadline);
+}
+
+__attribute__((visibility("default"))) int pthread_mutex_clocklock(pthread_mutex_t* mutex,
+                                                                   clockid_t clock,
+                                                                   const timespec* abs) {
+  static auto real =
+      next<int (*)(pthread_mutex_t*, clockid_t, const timespec*)>("pthread_mutex_clocklock");
+  if (missing(abs) || !active(clock)) return real(mutex, clock, abs);
+  const timespec deadline = real_deadline(clock, abs);
+  return real(mutex, clock, &deadline);
+}
+
+__attribute__((visibility("default"))) int clock_nanosleep(clockid_t clock, int flags,
+                                                           const timespec* request,
+                                                           timespec* remain) {
+  static auto real = next<int (*)(clockid_t, int, const timespec*, timespec*)>("clock_nanosleep");
+  if (!(flags & TIMER_ABSTIME) || missing(request) || !active(clock)) {
+    return real(clock, flags, request, remain);
+  }
+  const timespec deadline = real_deadline(clock, request);
+  return real(clock, flags, &deadline, remain);
+}
+
+}  // extern "C"
