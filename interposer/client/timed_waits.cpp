@@ -65,9 +65,13 @@ clockid_t clock_of(const pthread_cond_t* cond) {
   return (cond->__data.__wrefs & 2) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
 }
 
+// libc's own definition. RTLD_NEXT would miss it when this library is loaded after libc (as a
+// dependency rather than a preload).
 template <typename Fn>
 Fn next(const char* name) {
-  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+  static void* libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+  void* f = libc ? dlsym(libc, name) : nullptr;
+  return reinterpret_cast<Fn>(f ? f : dlsym(RTLD_NEXT, name));
 }
 
 }  // namespace
