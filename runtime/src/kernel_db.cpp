@@ -372,10 +372,12 @@ std::string KernelDb::to_csv() const {
   for (const KernelDbEntry& e : entries_) {
     out += csv_field(e.gpu) + "," + csv_field(e.kernel);
     for (uint32_t v : {e.grid_x, e.grid_y, e.grid_z, e.block_x, e.block_y, e.block_z, e.shmem}) {
-      out += "," + std::to_string(v);
+      out.append(",").append(std::to_string(v));
     }
-    out += "," + std::to_string(e.duration_ns) + "," + std::to_string(e.samples) + "," +
-           csv_field(e.source) + "," + csv_field(e.library_params) + "\n";
+    out.append(",").append(std::to_string(e.duration_ns));
+    out.append(",").append(std::to_string(e.samples));
+    out.append(",").append(csv_field(e.source)).append(",").append(csv_field(e.library_params));
+    out.append("\n");
   }
   return out;
 }

@@ -130,8 +130,10 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       c.algorithm = sim::nccl::algo_name(static_cast<sim::nccl::Algo>(acc.algo));
       c.protocol = sim::nccl::proto_name(static_cast<sim::nccl::Proto>(acc.proto));
     } else {
-      c.algorithm = acc.channels > 0 ? "p2p" : "simple";
-      c.protocol = "-";
+      // Spelled out: GCC 12 at -O3 reports a false -Wrestrict for the conditional assignment.
+      static const std::string kP2p = "p2p", kSimple = "simple", kNone = "-";
+      c.algorithm = acc.channels > 0 ? kP2p : kSimple;
+      c.protocol = kNone;
     }
     c.channels = acc.channels;
     s.collectives.push_back(c);

@@ -9,6 +9,37 @@
 namespace seer::rt {
 namespace {
 
+// A kernel name as a terminal line can show it: a long one loses its return type, parameter list
+// and template arguments below the first level, and is cut at kMaxName characters (summary.json
+// and the trace keep full names).
+std::string short_kernel_name(const std::string& name) {
+  constexpr size_t kMaxName = 110;
+  if (name.size() <= kMaxName) return name;
+  std::string n = name.rfind("void ", 0) == 0 ? name.substr(5) : name;
+  if (!n.empty() && n.back() == ')') {
+    int depth = 0;
+    for (size_t i = n.size(); i-- > 0;) {
+      if (n[i] == ')') ++depth;
+      if (n[i] == '(' && --depth == 0) {
+        n.erase(i);
+        break;
+      }
+    }
+  }
+  std::string out;
+  int depth = 0;
+  for (char ch : n) {
+    if (ch == '<' && ++depth == 2) out += "<...";
+    if (ch == '>' && depth-- == 2) {
+      out += '>';
+      continue;
+    }
+    if (depth < 2) out += ch;
+  }
+  if (out.size() > kMaxName) out = out.substr(0, kMaxName - 3) + "...";
+  return out;
+}
+
 std::string host_time_name(HostTime h) { return h == HostTime::kModeled ? "modeled" : "measured"; }
 
 std::string pct(int64_t part, int64_t whole) {
@@ -90,12 +121,12 @@ void print_kernels(std::ostream& out, const Session& session, const RunStats& s)
   for (const auto& k : s.kernels) all += k.total_ns;
   for (size_t i = 0; i < std::min<size_t>(s.kernels.size(), 10); ++i) {
     const KernelStats& k = s.kernels[i];
-    char line[640];
-    std::snprintf(line, sizeof line, "  %6s %12s %8" PRIu64 " %12s %12s %12s  %s\n",
+    char line[256];
+    std::snprintf(line, sizeof line, "  %6s %12s %8" PRIu64 " %12s %12s %12s  ",
                   pct(k.total_ns, all).c_str(), human_time(k.total_ns).c_str(), k.count,
                   human_time(k.total_ns / static_cast<int64_t>(k.count)).c_str(),
-                  human_time(k.min_ns).c_str(), human_time(k.max_ns).c_str(), k.name.c_str());
-    out << line;
+                  human_time(k.min_ns).c_str(), human_time(k.max_ns).c_str());
+    out << line << short_kernel_name(k.name) << "\n";
   }
   if (s.all_kernel_ns > 0) {
     out << "\ntime sources " << pct(s.database_kernel_ns, s.all_kernel_ns) << " kernel database, "
@@ -107,10 +138,10 @@ void print_kernels(std::ostream& out, const Session& session, const RunStats& s)
     out << "\nTop kernels without a database entry (total, instances, name)\n";
     for (size_t i = 0; i < std::min<size_t>(s.kernels_without_db.size(), 10); ++i) {
       const KernelStats& k = s.kernels_without_db[i];
-      char line[512];
-      std::snprintf(line, sizeof line, "  %12s %8" PRIu64 "  %s\n", human_time(k.total_ns).c_str(),
-                    k.count, k.name.c_str());
-      out << line;
+      char line[128];
+      std::snprintf(line, sizeof line, "  %12s %8" PRIu64 "  ", human_time(k.total_ns).c_str(),
+                    k.count);
+      out << line << short_kernel_name(k.name) << "\n";
     }
   }
 }
