@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Builds Seer and runs the demo: an unmodified data-parallel CUDA+NCCL training loop, 16 MPI
-# ranks, on a simulated cluster of two DGX H100 nodes.
+# Builds Seer, creates the Python environment (.venv) and runs the demo: unmodified PyTorch
+# training a Llama-3-8B-shaped model (its first 2 layers, 4096 tokens per GPU) with FSDP2 as 16
+# ranks under torchrun, on a simulated cluster of two DGX H100 nodes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SEER_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh"
-mpirun_flags=(-np 16 --oversubscribe)
-[ "$(id -u)" -eq 0 ] && mpirun_flags+=(--allow-run-as-root)
+"$root/scripts/setup-python.sh"
+venv="${SEER_VENV:-$root/.venv}"
 exec "$build/bin/seer" run --cluster dgx-h100:2 --out "$root/out/demo" -- \
-  mpirun "${mpirun_flags[@]}" "$build/examples/dp_train" --steps 6
+  "$venv/bin/torchrun" --standalone --nproc_per_node 16 \
+  "$root/examples/pytorch/train_llama.py" --model llama3-8b --layers 2 --seq-len 4096 --fsdp \
+  --steps 5

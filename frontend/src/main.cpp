@@ -118,6 +118,7 @@ int run(const RunArgs& args) {
   seer::rt::Session& session = *session_ptr;
   const std::string lib_dir = seer::cli::library_dir();
   const pid_t child = seer::cli::launch(args.command, session.socket_path(), lib_dir);
+  seer::cli::forward_signals_to(child);
   int status = 0;
   bool child_done = false;
   session.serve([&] {
@@ -134,6 +135,7 @@ int run(const RunArgs& args) {
     ::kill(-child, SIGKILL);
     ::waitpid(child, &status, 0);
   }
+  seer::cli::take_back_terminal();
   const seer::rt::SessionResult result = session.result();
   seer::rt::RunDescription run;
   run.command = args.command;

@@ -22,10 +22,17 @@ struct Redirect {
 };
 
 Redirect g_redirects[] = {
-    {"libcudart.so", "libcudart.so.13", ""},        {"libnccl.so", "libnccl.so.2", ""},
-    {"libcublasLt.so", "libcublasLt.so.13", ""},    {"libcublas.so", "libcublas.so.13", ""},
-    {"libnvidia-ml.so", "libnvidia-ml.so.1", ""},   {"libcuda.so", "libcuda.so.1", ""},
+    {"libcudart.so", "libcudart.so.13", ""},
+    {"libnccl.so", "libnccl.so.2", ""},
+    {"libcublasLt.so", "libcublasLt.so.13", ""},
+    {"libcublas.so", "libcublas.so.13", ""},
+    {"libnvidia-ml.so", "libnvidia-ml.so.1", ""},
+    {"libcuda.so", "libcuda.so.1", ""},
     {"libnvToolsExt.so", "libnvToolsExt.so.1", ""},
+    {"libcupti.so", "libcupti.so.13", ""},
+    // cuDNN's sub-libraries (libcudnn_graph.so.9, libcudnn_ops.so.9, ...) start with "libcudnn_"
+    // and are left alone: only the front library is replaced.
+    {"libcudnn.so", "libcudnn.so.9", ""},
 };
 
 char g_seer_dir[PATH_MAX];  // canonical SEER_LIB_DIR, empty when unset or missing

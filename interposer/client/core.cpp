@@ -243,7 +243,6 @@ ThreadState& Core::thread() {
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
     ts->index = static_cast<uint32_t>(threads_.size());
-    ts->submitter.store(threads_.empty(), std::memory_order_relaxed);
     threads_.push_back(ts);
   }
   if (joined()) pthread_setspecific(g_thread_key, ts);
@@ -311,8 +310,10 @@ void Core::resume(ThreadState& ts) {
 }
 
 // An observer's first device work: from now on its clock is part of the promise. It starts from
-// the process' present, which no promise sent so far exceeds unless every submitter was blocked
-// (then the session may have moved on, and asks it).
+// the process' present. If a promise already sent exceeds that (the process had no submitter and
+// promised nothing), or every submitter was blocked, the session may have moved on: it asks.
+// Ranked processes make their first record before the session may move at all (it waits for
+// every rank's first record), so their start stays deterministic.
 void Core::become_submitter(ThreadState& ts) {
   bool ask = false;
   {
@@ -320,8 +321,9 @@ void Core::become_submitter(ThreadState& ts) {
     const Time c = std::max(ts.clock.load(std::memory_order_relaxed),
                             high_water_.load(std::memory_order_relaxed));
     ts.clock.store(c, std::memory_order_relaxed);
-    ask = last_all_blocked_sent_ || (last_promise_sent_ != kNever && last_promise_sent_ > c);
+    ask = last_all_blocked_sent_ || last_promise_sent_ > c;
     ts.submitter.store(true, std::memory_order_relaxed);
+    has_submitter_ = true;
   }
   if (ask) {
     wire::Request r;
@@ -352,7 +354,9 @@ Time Core::promise_locked(bool& all_blocked) const {
     if (mode == ThreadMode::kBlocked) ++blocked;
     p = std::min(p, ts->clock.load(std::memory_order_relaxed));
   }
-  all_blocked = active > 0 && blocked == active;
+  // A process none of whose threads ever submitted work (a launcher that only counted devices, a
+  // compile worker) holds nothing back.
+  all_blocked = has_submitter_ ? active > 0 && blocked == active : true;
   return p;
 }
 
@@ -447,6 +451,15 @@ wire::Answer Core::wait_async(ThreadState& ts, uint64_t id) {
   }
   ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
   return a;
+}
+
+bool Core::take_answer(uint64_t id, wire::Answer& out) {
+  std::lock_guard<std::mutex> lock(answer_mu_);
+  auto it = answers_.find(id);
+  if (it == answers_.end()) return false;
+  out = std::move(it->second);
+  answers_.erase(it);
+  return true;
 }
 
 wire::Answer Core::wait_answer(uint64_t id) {

@@ -52,6 +52,9 @@ class Core {
   uint64_t send_async(ThreadState& ts, wire::Request& r);
   // Waits for an async request's answer; the thread clock becomes at least its time.
   wire::Answer wait_async(ThreadState& ts, uint64_t id);
+  // An answer already read from the session (e.g. a collective result it sent unasked), without
+  // waiting; false when none with this id has arrived yet.
+  bool take_answer(uint64_t id, wire::Answer& out);
 
   // Virtual time for clock_gettime & co. (ns since the epoch of `clock`), for any thread.
   int64_t clock_read_ns(clockid_t clock);
@@ -99,6 +102,7 @@ class Core {
   uint64_t answers_received_ = 0;
   Time last_promise_sent_ = -1;
   bool last_all_blocked_sent_ = false;
+  bool has_submitter_ = false;  // some thread has submitted device work
   uint64_t last_answers_sent_ = 0;
   uint64_t records_sent_ = 0;
   std::atomic<uint64_t> next_request_id_{1};

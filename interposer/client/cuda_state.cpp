@@ -55,6 +55,7 @@ StreamObj* CudaState::legacy_stream_locked(ThreadState& ts, int device) {
   legacy_[device] = s;
   all_streams_.push_back(s);
   lock.unlock();
+  mark_device_active(device);
   announce(ts, s);
   return s;
 }
@@ -71,6 +72,7 @@ StreamObj* CudaState::per_thread_stream(ThreadState& ts, int device) {
   }
   s->device = device;
   v[device] = s;
+  mark_device_active(device);
   announce(ts, s);
   return s;
 }
@@ -105,6 +107,7 @@ StreamObj* CudaState::create_stream(ThreadState& ts, int device, unsigned flags,
   s->flags = flags;
   s->nonblocking = (flags & 0x1) != 0;  // cudaStreamNonBlocking
   s->priority = priority;
+  mark_device_active(device);
   announce(ts, s);
   return s;
 }
@@ -151,6 +154,12 @@ bool CudaState::destroy_event(const void* handle) {
 void CudaState::register_function(const void* host_fun, const char* device_name) {
   std::lock_guard<std::mutex> lock(mu_);
   function_names_[host_fun] = device_name;
+}
+
+const char* CudaState::function_name(const void* host_fun) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = function_names_.find(host_fun);
+  return it != function_names_.end() ? it->second : nullptr;
 }
 
 uint64_t CudaState::kernel_id(ThreadState& ts, const void* host_fun) {

@@ -56,8 +56,22 @@ class CudaState {
   EventObj* find_event(const void* handle);
   bool destroy_event(const void* handle);
 
-  // Kernel registration: host stub -> device (mangled) name.
+  // Devices whose primary context is active: the process used them (cudaSetDevice, a stream,
+  // an allocation, cuDevicePrimaryCtxRetain). Devices past 63 always count as active.
+  void mark_device_active(int device) {
+    if (device >= 0 && device < 64) {
+      active_devices_.fetch_or(uint64_t{1} << device, std::memory_order_relaxed);
+    }
+  }
+  bool device_active(int device) const {
+    return device >= 64 ||
+           (device >= 0 && (active_devices_.load(std::memory_order_relaxed) >> device & 1));
+  }
+
+  // Kernel registration: host stub (or driver function handle) -> device (mangled) name.
   void register_function(const void* host_fun, const char* device_name);
+  // The registered name, or nullptr.
+  const char* function_name(const void* host_fun);
   // Returns the function id; registers its name with the session on first use.
   uint64_t kernel_id(ThreadState& ts, const void* host_fun);
 
@@ -74,6 +88,7 @@ class CudaState {
   std::vector<StreamObj*> all_streams_;
   std::unordered_map<const void*, const char*> function_names_;
   std::unordered_map<const void*, uint64_t> announced_functions_;
+  std::atomic<uint64_t> active_devices_{0};
   uint64_t next_stream_id_ = 1;
   uint64_t next_event_id_ = 1;
 };

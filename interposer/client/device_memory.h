@@ -53,6 +53,16 @@ class DeviceMemory {
   bool map(uint64_t address, uint64_t size, uint64_t offset, uint64_t handle);
   bool unmap(uint64_t address, uint64_t size);
 
+  // The program's bytes (see payload.h): every GPU's address range has a host shadow, a
+  // read-write MAP_NORESERVE mapping of the same size at a fixed distance, so the device range
+  // stays PROT_NONE and untouched pages cost nothing. shadow() is the host address holding the
+  // bytes of [address, address+bytes), or nullptr when that range is not inside one GPU's range
+  // (or the GPU has no shadow). discard() zeroes a range and returns its whole pages to the OS.
+  // VMM mappings are shadowed per virtual address: two mappings of one physical allocation do
+  // not alias, and unmapping zeroes the range.
+  void* shadow(uint64_t address, uint64_t bytes) const;
+  void discard(uint64_t address, uint64_t bytes);
+
   // Pinned host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister).
   void add_pinned(uint64_t base, uint64_t size);
   bool remove_pinned(uint64_t base);
@@ -67,13 +77,34 @@ class DeviceMemory {
     uint64_t used = 0;
     std::map<uint64_t, uint64_t> free_ranges;  // offset -> size
     std::map<uint64_t, uint64_t> live;         // address -> rounded size
+    uint64_t shadow = 0;                       // host shadow of [base, base + span), or 0
+    std::map<uint64_t, uint64_t> reserved;     // VMM: address -> size
+    struct Mapping {
+      uint64_t size;
+      uint64_t handle;
+    };
+    std::map<uint64_t, Mapping> mapped;  // VMM: address -> mapping
+  };
+  struct PhysicalState {
+    int gpu;
+    uint64_t size;
+    int mappings = 0;
+    bool released = false;
   };
   bool reserve_locked(Gpu& g);
+  uint64_t take_range_locked(Gpu& g, uint64_t size, uint64_t alignment);
+  void give_range_locked(Gpu& g, uint64_t offset, uint64_t size);
+  // Returns the range's whole pages to the OS (they read as zeros); `zero_edges` also zeroes the
+  // partial pages at both ends (freed memory need not be zeroed: cudaMalloc does not either).
+  void discard_locked(const Gpu& g, uint64_t address, uint64_t bytes, bool zero_edges);
+  const Gpu* gpu_containing_locked(uint64_t address, uint64_t bytes) const;
   void install_fault_handler();
 
   mutable std::mutex mu_;
   std::vector<Gpu> gpus_;
   std::map<uint64_t, uint64_t> pinned_;  // base -> size
+  std::map<uint64_t, PhysicalState> physicals_;
+  uint64_t next_handle_ = 1;
 };
 
 }  // namespace seer::client

@@ -27,8 +27,8 @@ struct ThreadState {
   int last_error = 0;              // cudaGetLastError / cudaPeekAtLastError
   bool registered = false;
   // A thread that has only observed (queries, syncs, getters) and never submitted device work
-  // makes no promise: its clock follows the process' submitters instead (see Core::enter). The
-  // first thread of the process submits from the start.
+  // makes no promise: its clock follows the process' submitters instead (see Core::enter). Its
+  // first record makes it a submitter (Core::become_submitter).
   std::atomic<bool> submitter{false};
 };
 

@@ -1,12 +1,14 @@
 #pragma once
 
-// Shared helpers for the CUDA runtime replacement's entry points.
+// Shared helpers for the CUDA runtime replacement's entry points. The operations themselves
+// live in the client (client/ops.h), shared with the driver API replacement.
 
 #include <cuda_runtime_api.h>
 
 #include "core.h"
 #include "cuda_state.h"
 #include "device_memory.h"
+#include "ops.h"
 
 #define SEER_CUDA_API extern "C" __attribute__((visibility("default")))
 
@@ -16,33 +18,19 @@ using client::ApiCall;
 using client::Core;
 using client::CudaState;
 using client::ThreadState;
-
-// The error a call returns when the process cannot take part in the simulation.
-cudaError_t not_joined_error();
+using client::ops::device_count;
+using client::ops::gpu;
+using client::ops::not_joined_error;
+using client::ops::ready;
+using client::ops::submit;
+using client::ops::sync_stream;
+using client::ops::valid_device;
 
 // Records `err` as the thread's last error (when it is one) and returns it.
 inline cudaError_t fail(ThreadState& ts, cudaError_t err) {
   if (err != cudaSuccess) ts.last_error = err;
   return err;
 }
-
-// Joins the session if needed; false (and the error in `err`) when CUDA is unavailable.
-inline bool ready(cudaError_t& err) {
-  Core& core = Core::instance();
-  if (core.ensure_joined()) return true;
-  err = not_joined_error();
-  return false;
-}
-
-inline int device_count() { return Core::instance().welcome().gpu_count(); }
-inline const seer::wire::GpuProperties& gpu(int device) {
-  return Core::instance().welcome().gpus(device);
-}
-
-// Blocks until everything submitted to `s` is complete; updates the thread clock.
-void sync_stream(ThreadState& ts, client::StreamObj* s);
-// Appends an op to `s` (caller fills the record's body).
-void submit(ThreadState& ts, client::StreamObj* s, client::PodRecord& r);
 
 }  // namespace seer::cudart
 

@@ -8,70 +8,6 @@
 using namespace seer::cudart;
 using seer::client::StreamObj;
 
-namespace {
-
-bool valid_device(int d) { return d >= 0 && d < device_count(); }
-
-void fill_properties(cudaDeviceProp* p, int device) {
-  const auto& g = gpu(device);
-  std::memset(p, 0, sizeof *p);
-  std::snprintf(p->name, sizeof p->name, "%s", g.name().c_str());
-  for (int i = 0; i < 16; ++i) p->uuid.bytes[i] = static_cast<char>((device * 31 + i * 7) & 0xff);
-  p->totalGlobalMem = static_cast<size_t>(g.memory_bytes());
-  p->sharedMemPerBlock = 48 * 1024;
-  p->regsPerBlock = 65536;
-  p->warpSize = 32;
-  p->memPitch = 2147483647;
-  p->maxThreadsPerBlock = 1024;
-  p->maxThreadsDim[0] = 1024;
-  p->maxThreadsDim[1] = 1024;
-  p->maxThreadsDim[2] = 64;
-  p->maxGridSize[0] = 2147483647;
-  p->maxGridSize[1] = 65535;
-  p->maxGridSize[2] = 65535;
-  p->totalConstMem = 65536;
-  p->major = g.cc_major();
-  p->minor = g.cc_minor();
-  p->textureAlignment = 512;
-  p->texturePitchAlignment = 32;
-  p->multiProcessorCount = g.sm_count();
-  p->canMapHostMemory = 1;
-  p->concurrentKernels = 1;
-  p->ECCEnabled = 1;
-  p->pciBusID = g.pci_bus_id();
-  p->pciDeviceID = 0;
-  p->pciDomainID = g.node();
-  p->asyncEngineCount = 2;
-  p->unifiedAddressing = 1;
-  p->memoryBusWidth = g.memory_bus_width();
-  p->l2CacheSize = g.l2_bytes();
-  p->persistingL2CacheMaxSize = g.l2_bytes() * 3 / 4;
-  p->maxThreadsPerMultiProcessor = g.max_threads_per_sm();
-  p->streamPrioritiesSupported = 1;
-  p->globalL1CacheSupported = 1;
-  p->localL1CacheSupported = 1;
-  p->sharedMemPerMultiprocessor = static_cast<size_t>(g.shared_mem_per_sm());
-  p->regsPerMultiprocessor = g.regs_per_sm();
-  p->managedMemory = 1;
-  p->isMultiGpuBoard = 0;
-  p->multiGpuBoardGroupID = 0;
-  p->hostNativeAtomicSupported = 0;
-  p->pageableMemoryAccess = 0;
-  p->concurrentManagedAccess = 1;
-  p->computePreemptionSupported = 1;
-  p->canUseHostPointerForRegisteredMem = 1;
-  p->cooperativeLaunch = 1;
-  p->sharedMemPerBlockOptin = static_cast<size_t>(g.shared_mem_per_block_optin());
-  p->maxBlocksPerMultiProcessor = g.max_blocks_per_sm();
-  p->accessPolicyMaxWindowSize = 134213632;
-  p->reservedSharedMemPerBlock = 1024;
-  p->memoryPoolsSupported = 1;
-  p->gpuDirectRDMASupported = 1;
-  p->unifiedFunctionPointers = 1;
-}
-
-}  // namespace
-
 SEER_CUDA_API cudaError_t cudaGetDeviceCount(int* count) {
   cudaError_t err = cudaSuccess;
   if (!count) return cudaErrorInvalidValue;
@@ -88,6 +24,7 @@ SEER_CUDA_API cudaError_t cudaSetDevice(int device) {
   SEER_ENTER(other_call);
   if (!valid_device(device)) return fail(call.ts(), cudaErrorInvalidDevice);
   call.ts().device = device;
+  CudaState::instance().mark_device_active(device);
   return cudaSuccess;
 }
 
@@ -120,147 +57,13 @@ SEER_CUDA_API cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int devi
   SEER_ENTER(other_call);
   if (!prop) return fail(call.ts(), cudaErrorInvalidValue);
   if (!valid_device(device)) return fail(call.ts(), cudaErrorInvalidDevice);
-  fill_properties(prop, device);
+  seer::client::ops::fill_properties(prop, device);
   return cudaSuccess;
 }
 
 SEER_CUDA_API cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
   SEER_ENTER(other_call);
-  if (!value) return fail(call.ts(), cudaErrorInvalidValue);
-  if (!valid_device(device)) return fail(call.ts(), cudaErrorInvalidDevice);
-  if (attr <= 0 || attr >= cudaDevAttrMax) return fail(call.ts(), cudaErrorInvalidValue);
-  cudaDeviceProp p;
-  fill_properties(&p, device);
-  const auto& g = gpu(device);
-  switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock:
-      *value = p.maxThreadsPerBlock;
-      break;
-    case cudaDevAttrMaxBlockDimX:
-      *value = p.maxThreadsDim[0];
-      break;
-    case cudaDevAttrMaxBlockDimY:
-      *value = p.maxThreadsDim[1];
-      break;
-    case cudaDevAttrMaxBlockDimZ:
-      *value = p.maxThreadsDim[2];
-      break;
-    case cudaDevAttrMaxGridDimX:
-      *value = p.maxGridSize[0];
-      break;
-    case cudaDevAttrMaxGridDimY:
-      *value = p.maxGridSize[1];
-      break;
-    case cudaDevAttrMaxGridDimZ:
-      *value = p.maxGridSize[2];
-      break;
-    case cudaDevAttrMaxSharedMemoryPerBlock:
-      *value = static_cast<int>(p.sharedMemPerBlock);
-      break;
-    case cudaDevAttrTotalConstantMemory:
-      *value = static_cast<int>(p.totalConstMem);
-      break;
-    case cudaDevAttrWarpSize:
-      *value = 32;
-      break;
-    case cudaDevAttrMaxRegistersPerBlock:
-      *value = p.regsPerBlock;
-      break;
-    case cudaDevAttrClockRate:
-      *value = g.clock_khz();
-      break;
-    case cudaDevAttrMemoryClockRate:
-      *value = g.memory_clock_khz();
-      break;
-    case cudaDevAttrGlobalMemoryBusWidth:
-      *value = p.memoryBusWidth;
-      break;
-    case cudaDevAttrMultiProcessorCount:
-      *value = p.multiProcessorCount;
-      break;
-    case cudaDevAttrL2CacheSize:
-      *value = p.l2CacheSize;
-      break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor:
-      *value = p.maxThreadsPerMultiProcessor;
-      break;
-    case cudaDevAttrComputeCapabilityMajor:
-      *value = p.major;
-      break;
-    case cudaDevAttrComputeCapabilityMinor:
-      *value = p.minor;
-      break;
-    case cudaDevAttrPciBusId:
-      *value = p.pciBusID;
-      break;
-    case cudaDevAttrPciDeviceId:
-      *value = p.pciDeviceID;
-      break;
-    case cudaDevAttrPciDomainId:
-      *value = p.pciDomainID;
-      break;
-    case cudaDevAttrAsyncEngineCount:
-      *value = p.asyncEngineCount;
-      break;
-    case cudaDevAttrUnifiedAddressing:
-      *value = 1;
-      break;
-    case cudaDevAttrConcurrentKernels:
-      *value = 1;
-      break;
-    case cudaDevAttrEccEnabled:
-      *value = 1;
-      break;
-    case cudaDevAttrCanMapHostMemory:
-      *value = 1;
-      break;
-    case cudaDevAttrStreamPrioritiesSupported:
-      *value = 1;
-      break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
-      *value = static_cast<int>(p.sharedMemPerMultiprocessor);
-      break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor:
-      *value = p.regsPerMultiprocessor;
-      break;
-    case cudaDevAttrManagedMemory:
-      *value = 1;
-      break;
-    case cudaDevAttrConcurrentManagedAccess:
-      *value = 1;
-      break;
-    case cudaDevAttrCooperativeLaunch:
-      *value = 1;
-      break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
-      *value = static_cast<int>(p.sharedMemPerBlockOptin);
-      break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor:
-      *value = p.maxBlocksPerMultiProcessor;
-      break;
-    case cudaDevAttrMemoryPoolsSupported:
-      *value = 1;
-      break;
-    case cudaDevAttrGPUDirectRDMASupported:
-      *value = 1;
-      break;
-    case cudaDevAttrReservedSharedMemoryPerBlock:
-      *value = 1024;
-      break;
-    case cudaDevAttrComputePreemptionSupported:
-      *value = 1;
-      break;
-    case cudaDevAttrGlobalL1CacheSupported:
-      *value = 1;
-      break;
-    case cudaDevAttrLocalL1CacheSupported:
-      *value = 1;
-      break;
-    default:
-      *value = 0;
-      break;
-  }
-  return cudaSuccess;
+  return fail(call.ts(), seer::client::ops::device_attribute(value, attr, device));
 }
 
 SEER_CUDA_API cudaError_t cudaDriverGetVersion(int* version) {

@@ -16,46 +16,13 @@ struct CallConfig {
 thread_local CallConfig tl_config[8];
 thread_local int tl_config_depth = 0;
 
-cudaError_t validate(dim3 grid, dim3 block, size_t shmem, int device) {
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0) {
-    return cudaErrorInvalidConfiguration;
-  }
-  if (block.x > 1024 || block.y > 1024 || block.z > 64 ||
-      uint64_t{block.x} * block.y * block.z > 1024) {
-    return cudaErrorInvalidConfiguration;
-  }
-  if (grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535) {
-    return cudaErrorInvalidConfiguration;
-  }
-  if (shmem > static_cast<size_t>(gpu(device).shared_mem_per_block_optin())) {
-    return cudaErrorInvalidValue;
-  }
-  return cudaSuccess;
-}
-
 cudaError_t launch(const void* func, dim3 grid, dim3 block, size_t shmem, const void* stream,
                    bool per_thread) {
   cudaError_t err = cudaSuccess;
   if (!ready(err)) return err;
   ApiCall call(Core::instance(), Core::instance().costs().launch());
-  ThreadState& ts = call.ts();
-  if (!func) return fail(ts, cudaErrorInvalidDeviceFunction);
-  if ((err = validate(grid, block, shmem, ts.device)) != cudaSuccess) return fail(ts, err);
-  client::StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
-  if (!s) return fail(ts, cudaErrorInvalidResourceHandle);
-  client::PodRecord r;
-  r.type = client::PodRecord::kLaunch;
-  r.a = CudaState::instance().kernel_id(ts, func);
-  r.b = s->id;
-  r.dims[0] = grid.x;
-  r.dims[1] = grid.y;
-  r.dims[2] = grid.z;
-  r.dims[3] = block.x;
-  r.dims[4] = block.y;
-  r.dims[5] = block.z;
-  r.dims[6] = static_cast<uint32_t>(shmem);
-  submit(ts, s, r);
-  return cudaSuccess;
+  const client::ops::LaunchDims d{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shmem};
+  return fail(call.ts(), client::ops::launch(call.ts(), func, d, stream, per_thread));
 }
 
 }  // namespace
@@ -78,16 +45,6 @@ SEER_CUDA_API void __cudaRegisterFunction(void** /*handle*/, const char* host_fu
                                           dim3* /*gdim*/, int* /*wsize*/) {
   CudaState::instance().register_function(host_fun, device_fun ? device_fun : device_name);
 }
-
-SEER_CUDA_API void __cudaRegisterVar(void** /*handle*/, char* /*host_var*/,
-                                     char* /*device_address*/, const char* /*device_name*/,
-                                     int /*ext*/, size_t /*size*/, int /*constant*/,
-                                     int /*global*/) {}
-
-SEER_CUDA_API void __cudaRegisterManagedVar(void** /*handle*/, void** /*host_var_ptr*/,
-                                            char* /*device_address*/, const char* /*device_name*/,
-                                            int /*ext*/, size_t /*size*/, int /*constant*/,
-                                            int /*global*/) {}
 
 SEER_CUDA_API char __cudaInitModule(void** /*handle*/) { return 1; }
 
@@ -138,6 +95,18 @@ SEER_CUDA_API cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim
   return launch(func, grid, block, shmem, stream, true);
 }
 
+SEER_CUDA_API cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block,
+                                                      void** /*args*/, size_t shmem,
+                                                      cudaStream_t stream) {
+  return launch(func, grid, block, shmem, stream, false);
+}
+
+SEER_CUDA_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block,
+                                                           void** /*args*/, size_t shmem,
+                                                           cudaStream_t stream) {
+  return launch(func, grid, block, shmem, stream, true);
+}
+
 SEER_CUDA_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func,
                                               void** /*args*/) {
   if (!config) return cudaErrorInvalidValue;
@@ -183,15 +152,10 @@ SEER_CUDA_API cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache
   return func ? cudaSuccess : fail(call.ts(), cudaErrorInvalidDeviceFunction);
 }
 
-// Occupancy answered from the target GPU: limited by threads per SM and blocks per SM
-// (register and shared-memory limits are not known without the kernel binary).
+// Occupancy answered from the target GPU: limited by threads, blocks and shared memory per SM
+// (registers are not known for a host stub).
 static int blocks_per_sm(int device, int block_size, size_t shmem) {
-  const auto& g = gpu(device);
-  if (block_size <= 0) return 0;
-  int by_threads = g.max_threads_per_sm() / block_size;
-  int by_smem = shmem ? static_cast<int>(g.shared_mem_per_sm() / shmem) : g.max_blocks_per_sm();
-  int n = std::min({by_threads, by_smem, g.max_blocks_per_sm()});
-  return n < 0 ? 0 : n;
+  return seer::client::ops::blocks_per_sm(device, block_size, shmem, 0);
 }
 
 SEER_CUDA_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks,

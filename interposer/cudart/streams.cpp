@@ -1,62 +1,55 @@
-// Streams: creation with flags and priority, synchronization, queries, waits on events.
+// Streams: creation with flags and priority, synchronization, queries, waits on events, capture
+// state (never capturing) and host functions. The operations live in client/ops_stream.cpp.
 
 #include "api.h"
 
 using namespace seer::cudart;
-using seer::client::EventObj;
-using seer::client::PodRecord;
 using seer::client::StreamObj;
+namespace ops = seer::client::ops;
 
 namespace {
 
 cudaError_t create(cudaStream_t* out, unsigned flags, int priority) {
   SEER_ENTER(other_call);
-  if (!out) return fail(call.ts(), cudaErrorInvalidValue);
-  if (flags > cudaStreamNonBlocking) return fail(call.ts(), cudaErrorInvalidValue);
-  priority = std::max(-5, std::min(0, priority));
-  StreamObj* s = CudaState::instance().create_stream(call.ts(), call.ts().device, flags, priority);
-  *out = reinterpret_cast<cudaStream_t>(s);
-  return cudaSuccess;
+  return fail(call.ts(),
+              ops::stream_create(call.ts(), reinterpret_cast<void**>(out), flags, priority));
 }
 
 cudaError_t synchronize(cudaStream_t stream, bool per_thread) {
   SEER_ENTER(other_call);
-  StreamObj* s = CudaState::instance().resolve_stream(call.ts(), stream, per_thread);
-  if (!s) return fail(call.ts(), cudaErrorInvalidResourceHandle);
-  sync_stream(call.ts(), s);
-  return cudaSuccess;
+  return fail(call.ts(), ops::stream_synchronize(call.ts(), stream, per_thread));
 }
 
 cudaError_t query(cudaStream_t stream, bool per_thread) {
   SEER_ENTER(query);
-  ThreadState& ts = call.ts();
-  StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
-  if (!s) return fail(ts, cudaErrorInvalidResourceHandle);
-  if (s->known_for != s->submitted) {
-    seer::wire::Request r;
-    r.set_stream_query(s->id);
-    const uint64_t submitted = s->submitted;
-    const seer::wire::Answer a = Core::instance().request(ts, r);
-    s->known_for = submitted;
-    s->known_completion = a.completion();
-  }
-  return s->known_completion <= ts.clock.load(std::memory_order_relaxed) ? cudaSuccess
-                                                                         : cudaErrorNotReady;
+  return fail(call.ts(), ops::stream_query(call.ts(), stream, per_thread));
 }
 
 cudaError_t wait_event(cudaStream_t stream, cudaEvent_t event, unsigned flags, bool per_thread) {
   SEER_ENTER(stream_wait);
-  ThreadState& ts = call.ts();
-  StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
-  EventObj* e = CudaState::instance().find_event(event);
-  if (!s || !e) return fail(ts, cudaErrorInvalidResourceHandle);
-  if (flags > 1) return fail(ts, cudaErrorInvalidValue);
-  PodRecord r;
-  r.type = PodRecord::kStreamWaitEvent;
-  r.a = s->id;
-  r.b = e->id;
-  submit(ts, s, r);
+  return fail(call.ts(), ops::stream_wait_event(call.ts(), stream, event, flags, per_thread));
+}
+
+// Host functions run when the stream reaches them: the calling thread waits (in virtual time)
+// for the stream's earlier work, then calls the function itself, before returning.
+cudaError_t host_func(cudaStream_t stream, bool per_thread, void (*fn)(void*), void* data,
+                      cudaStreamCallback_t callback) {
+  {
+    SEER_ENTER(other_call);
+    if (!fn && !callback) return fail(call.ts(), cudaErrorInvalidValue);
+    cudaError_t err = ops::stream_synchronize(call.ts(), stream, per_thread);
+    if (err != cudaSuccess) return fail(call.ts(), err);
+  }
+  if (fn) {
+    fn(data);
+  } else {
+    callback(stream, cudaSuccess, data);
+  }
   return cudaSuccess;
+}
+
+StreamObj* resolve(ThreadState& ts, cudaStream_t stream, bool per_thread) {
+  return CudaState::instance().resolve_stream(ts, stream, per_thread);
 }
 
 }  // namespace
@@ -74,10 +67,7 @@ SEER_CUDA_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned
 
 SEER_CUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   SEER_ENTER(other_call);
-  if (!stream || !CudaState::instance().destroy_stream(stream)) {
-    return fail(call.ts(), cudaErrorInvalidResourceHandle);
-  }
-  return cudaSuccess;
+  return fail(call.ts(), ops::stream_destroy(stream));
 }
 
 SEER_CUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t s) { return synchronize(s, false); }
@@ -97,7 +87,7 @@ SEER_CUDA_API cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e
 
 SEER_CUDA_API cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
   SEER_ENTER(other_call);
-  StreamObj* s = CudaState::instance().resolve_stream(call.ts(), stream, false);
+  StreamObj* s = resolve(call.ts(), stream, false);
   if (!s) return fail(call.ts(), cudaErrorInvalidResourceHandle);
   if (!priority) return fail(call.ts(), cudaErrorInvalidValue);
   *priority = s->priority;
@@ -106,7 +96,7 @@ SEER_CUDA_API cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priori
 
 SEER_CUDA_API cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned* flags) {
   SEER_ENTER(other_call);
-  StreamObj* s = CudaState::instance().resolve_stream(call.ts(), stream, false);
+  StreamObj* s = resolve(call.ts(), stream, false);
   if (!s) return fail(call.ts(), cudaErrorInvalidResourceHandle);
   if (!flags) return fail(call.ts(), cudaErrorInvalidValue);
   *flags = s->flags;
@@ -115,10 +105,19 @@ SEER_CUDA_API cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned* flag
 
 SEER_CUDA_API cudaError_t cudaStreamGetDevice(cudaStream_t stream, int* device) {
   SEER_ENTER(other_call);
-  StreamObj* s = CudaState::instance().resolve_stream(call.ts(), stream, false);
+  StreamObj* s = resolve(call.ts(), stream, false);
   if (!s) return fail(call.ts(), cudaErrorInvalidResourceHandle);
   if (!device) return fail(call.ts(), cudaErrorInvalidValue);
   *device = s->device;
+  return cudaSuccess;
+}
+
+SEER_CUDA_API cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long* id) {
+  SEER_ENTER(other_call);
+  StreamObj* s = resolve(call.ts(), stream, false);
+  if (!s) return fail(call.ts(), cudaErrorInvalidResourceHandle);
+  if (!id) return fail(call.ts(), cudaErrorInvalidValue);
+  *id = s->id;
   return cudaSuccess;
 }
 
@@ -126,9 +125,7 @@ SEER_CUDA_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
                                                 cudaStreamCaptureStatus* status) {
   SEER_ENTER(other_call);
   if (!status) return fail(call.ts(), cudaErrorInvalidValue);
-  if (!CudaState::instance().resolve_stream(call.ts(), stream, false)) {
-    return fail(call.ts(), cudaErrorInvalidResourceHandle);
-  }
+  if (!resolve(call.ts(), stream, false)) return fail(call.ts(), cudaErrorInvalidResourceHandle);
   *status = cudaStreamCaptureStatusNone;
   return cudaSuccess;
 }
@@ -138,8 +135,60 @@ SEER_CUDA_API cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
   return cudaStreamIsCapturing(stream, status);
 }
 
+// CUDA 13 signature (with edgeData_out). Nothing is ever being captured.
+SEER_CUDA_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                                   cudaStreamCaptureStatus* status,
+                                                   unsigned long long* id, cudaGraph_t* graph,
+                                                   const cudaGraphNode_t** deps,
+                                                   const cudaGraphEdgeData** edges,
+                                                   size_t* num_deps) {
+  SEER_ENTER(other_call);
+  if (!status) return fail(call.ts(), cudaErrorInvalidValue);
+  if (!resolve(call.ts(), stream, false)) return fail(call.ts(), cudaErrorInvalidResourceHandle);
+  *status = cudaStreamCaptureStatusNone;
+  if (id) *id = 0;
+  if (graph) *graph = nullptr;
+  if (deps) *deps = nullptr;
+  if (edges) *edges = nullptr;
+  if (num_deps) *num_deps = 0;
+  return cudaSuccess;
+}
+
+SEER_CUDA_API cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
+                                                        cudaStreamCaptureStatus* status,
+                                                        unsigned long long* id, cudaGraph_t* graph,
+                                                        const cudaGraphNode_t** deps,
+                                                        const cudaGraphEdgeData** edges,
+                                                        size_t* num_deps) {
+  return cudaStreamGetCaptureInfo(stream, status, id, graph, deps, edges, num_deps);
+}
+
 SEER_CUDA_API cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode) {
   SEER_ENTER(other_call);
   if (!mode) return fail(call.ts(), cudaErrorInvalidValue);
+  thread_local cudaStreamCaptureMode current = cudaStreamCaptureModeGlobal;
+  std::swap(current, *mode);
   return cudaSuccess;
+}
+
+SEER_CUDA_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* data) {
+  return host_func(stream, false, fn, data, nullptr);
+}
+
+SEER_CUDA_API cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
+                                                  void* data) {
+  return host_func(stream, true, fn, data, nullptr);
+}
+
+SEER_CUDA_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                                void* data, unsigned flags) {
+  if (flags != 0) return cudaErrorInvalidValue;
+  return host_func(stream, false, nullptr, data, callback);
+}
+
+SEER_CUDA_API cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream,
+                                                     cudaStreamCallback_t callback, void* data,
+                                                     unsigned flags) {
+  if (flags != 0) return cudaErrorInvalidValue;
+  return host_func(stream, true, nullptr, data, callback);
 }

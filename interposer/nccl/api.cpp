@@ -2,10 +2,12 @@
 // timed ops on their CUDA streams. Anything else the library exports answers ncclInvalidUsage
 // (interposer/stubs).
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -23,6 +25,7 @@ namespace wire = seer::wire;
 
 namespace {
 
+constexpr int kTorchNcclVersion = 23007;  // NCCL 2.30.7, PyTorch 2.15's
 thread_local ncclResult_t tl_last_result = ncclSuccess;
 thread_local char tl_last_error[512];
 uint64_t g_comm_seq = 0;
@@ -73,8 +76,9 @@ ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int 
   return (c->nonblocking && group_depth() == 0) ? ncclInProgress : r;
 }
 
-ncclResult_t enqueue(wire::CollKind kind, size_t count, ncclDataType_t type, ncclRedOp_t op,
-                     int root, ncclComm_t handle, cudaStream_t stream) {
+ncclResult_t enqueue(wire::CollKind kind, const void* sendbuff, void* recvbuff, size_t count,
+                     ncclDataType_t type, ncclRedOp_t op, int root, ncclComm_t handle,
+                     cudaStream_t stream) {
   auto* c = reinterpret_cast<Comm*>(handle);
   if (!valid(c)) return fail(ncclInvalidArgument, "invalid communicator%s");
   const int bytes = type_bytes(type);
@@ -95,6 +99,8 @@ ncclResult_t enqueue(wire::CollKind kind, size_t count, ncclDataType_t type, ncc
   d.kind = Deferred::kColl;
   d.comm = c;
   d.stream = stream;
+  d.sendbuff = sendbuff;
+  d.recvbuff = recvbuff;
   d.part.set_kind(kind);
   d.part.set_count(count);
   d.part.set_datatype(static_cast<int>(type));
@@ -107,9 +113,20 @@ ncclResult_t enqueue(wire::CollKind kind, size_t count, ncclDataType_t type, ncc
 
 }  // namespace
 
+// The version the caller was built against is not knowable at run time: PyTorch 2.15 ships and
+// was built with NCCL 2.30.7, so its libraries get that; other programs get the headers Seer was
+// built with (nccl-tests stops when the library is older than its headers).
+// SEER_NCCL_VERSION_CODE overrides both.
 SEER_NCCL_API ncclResult_t ncclGetVersion(int* version) {
   if (!version) return ncclInvalidArgument;
-  *version = NCCL_VERSION_CODE;
+  if (const char* forced = std::getenv("SEER_NCCL_VERSION_CODE"); forced && *forced) {
+    *version = std::atoi(forced);
+    return ncclSuccess;
+  }
+  Dl_info caller{};
+  const bool torch = dladdr(__builtin_return_address(0), &caller) && caller.dli_fname &&
+                     std::strstr(caller.dli_fname, "libtorch");
+  *version = torch ? kTorchNcclVersion : NCCL_VERSION_CODE;
   return ncclSuccess;
 }
 
@@ -181,6 +198,38 @@ SEER_NCCL_API ncclResult_t ncclCommSplit(ncclComm_t parent, int color, int key, 
   d.split.set_key(key);
   d.split.set_gpu(p->device);
   d.split.set_rank(p->rank);
+  deferred().push_back(d);
+  *newcomm = reinterpret_cast<ncclComm_t>(c);
+  return maybe_run(call.ts());
+}
+
+SEER_NCCL_API ncclResult_t ncclCommShrink(ncclComm_t parent, int* exclude, int exclude_count,
+                                          ncclComm_t* newcomm, ncclConfig_t* config,
+                                          int /*flags*/) {
+  auto* p = reinterpret_cast<Comm*>(parent);
+  if (!valid(p) || !newcomm || exclude_count < 0 || (exclude_count > 0 && !exclude)) {
+    return fail(ncclInvalidArgument, "invalid communicator or exclude list%s");
+  }
+  if (!joined()) return fail(ncclSystemError, "not running under `seer run`%s");
+  ApiCall call(Core::instance(), Core::instance().costs().other_call());
+  if (p->pending_request) finish_pending(call.ts(), p);
+  for (int i = 0; i < exclude_count; ++i) {
+    if (exclude[i] == p->rank) return fail(ncclInvalidUsage, "an excluded rank called it%s");
+  }
+  Comm* c = new_comm();
+  c->device = p->device;
+  c->nonblocking = config && config->blocking == 0;
+  Deferred d;
+  d.kind = Deferred::kSplit;
+  d.comm = c;
+  d.parent = p;
+  d.out = newcomm;
+  d.split.set_parent(p->id);
+  d.split.set_color(0);
+  d.split.set_key(p->rank);
+  d.split.set_gpu(p->device);
+  d.split.set_rank(p->rank);
+  for (int i = 0; i < exclude_count; ++i) d.split.add_exclude(exclude[i]);
   deferred().push_back(d);
   *newcomm = reinterpret_cast<ncclComm_t>(c);
   return maybe_run(call.ts());
@@ -267,14 +316,15 @@ SEER_NCCL_API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_
   return valid(reinterpret_cast<Comm*>(comm)) ? ncclSuccess : ncclInvalidArgument;
 }
 
-SEER_NCCL_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* /*scalar*/,
+SEER_NCCL_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar,
                                                     ncclDataType_t type,
-                                                    ncclScalarResidence_t /*residence*/,
+                                                    ncclScalarResidence_t residence,
                                                     ncclComm_t comm) {
   if (!op || !valid(reinterpret_cast<Comm*>(comm)) || type_bytes(type) == 0) {
     return ncclInvalidArgument;
   }
   *op = static_cast<ncclRedOp_t>(g_next_redop++);
+  remember_premul_scalar(*op, scalar, type, residence);
   return ncclSuccess;
 }
 
@@ -319,60 +369,103 @@ SEER_NCCL_API ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t* info) {
   return ncclSuccess;
 }
 
-SEER_NCCL_API ncclResult_t ncclAllReduce(const void*, void*, size_t count, ncclDataType_t type,
-                                         ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_ALL_REDUCE, count, type, op, 0, comm, stream);
+SEER_NCCL_API ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                         ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm,
+                                         cudaStream_t stream) {
+  return enqueue(wire::COLL_ALL_REDUCE, sendbuff, recvbuff, count, type, op, 0, comm, stream);
 }
 
-SEER_NCCL_API ncclResult_t ncclBroadcast(const void*, void*, size_t count, ncclDataType_t type,
-                                         int root, ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_BROADCAST, count, type, ncclSum, root, comm, stream);
+SEER_NCCL_API ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
+                                         ncclDataType_t type, int root, ncclComm_t comm,
+                                         cudaStream_t stream) {
+  return enqueue(wire::COLL_BROADCAST, sendbuff, recvbuff, count, type, ncclSum, root, comm,
+                 stream);
 }
 
-SEER_NCCL_API ncclResult_t ncclBcast(void*, size_t count, ncclDataType_t type, int root,
+SEER_NCCL_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t type, int root,
                                      ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_BROADCAST, count, type, ncclSum, root, comm, stream);
+  return enqueue(wire::COLL_BROADCAST, buff, buff, count, type, ncclSum, root, comm, stream);
 }
 
-SEER_NCCL_API ncclResult_t ncclReduce(const void*, void*, size_t count, ncclDataType_t type,
-                                      ncclRedOp_t op, int root, ncclComm_t comm,
+SEER_NCCL_API ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                      ncclDataType_t type, ncclRedOp_t op, int root,
+                                      ncclComm_t comm, cudaStream_t stream) {
+  return enqueue(wire::COLL_REDUCE, sendbuff, recvbuff, count, type, op, root, comm, stream);
+}
+
+SEER_NCCL_API ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t count,
+                                         ncclDataType_t type, ncclComm_t comm,
+                                         cudaStream_t stream) {
+  return enqueue(wire::COLL_ALL_GATHER, sendbuff, recvbuff, count, type, ncclSum, 0, comm, stream);
+}
+
+SEER_NCCL_API ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t count,
+                                             ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm,
+                                             cudaStream_t stream) {
+  return enqueue(wire::COLL_REDUCE_SCATTER, sendbuff, recvbuff, count, type, op, 0, comm, stream);
+}
+
+SEER_NCCL_API ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
+                                        ncclDataType_t type, ncclComm_t comm, cudaStream_t stream) {
+  return enqueue(wire::COLL_ALL_TO_ALL, sendbuff, recvbuff, count, type, ncclSum, 0, comm, stream);
+}
+
+SEER_NCCL_API ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count,
+                                      ncclDataType_t type, int root, ncclComm_t comm,
                                       cudaStream_t stream) {
-  return enqueue(wire::COLL_REDUCE, count, type, op, root, comm, stream);
+  return enqueue(wire::COLL_GATHER, sendbuff, recvbuff, count, type, ncclSum, root, comm, stream);
 }
 
-SEER_NCCL_API ncclResult_t ncclAllGather(const void*, void*, size_t count, ncclDataType_t type,
-                                         ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_ALL_GATHER, count, type, ncclSum, 0, comm, stream);
+SEER_NCCL_API ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count,
+                                       ncclDataType_t type, int root, ncclComm_t comm,
+                                       cudaStream_t stream) {
+  return enqueue(wire::COLL_SCATTER, sendbuff, recvbuff, count, type, ncclSum, root, comm, stream);
 }
 
-SEER_NCCL_API ncclResult_t ncclReduceScatter(const void*, void*, size_t count, ncclDataType_t type,
-                                             ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_REDUCE_SCATTER, count, type, op, 0, comm, stream);
+SEER_NCCL_API ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t type,
+                                    int peer, ncclComm_t comm, cudaStream_t stream) {
+  return enqueue(wire::COLL_SEND, sendbuff, nullptr, count, type, ncclSum, peer, comm, stream);
 }
 
-SEER_NCCL_API ncclResult_t ncclAlltoAll(const void*, void*, size_t count, ncclDataType_t type,
-                                        ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_ALL_TO_ALL, count, type, ncclSum, 0, comm, stream);
-}
-
-SEER_NCCL_API ncclResult_t ncclGather(const void*, void*, size_t count, ncclDataType_t type,
-                                      int root, ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_GATHER, count, type, ncclSum, root, comm, stream);
-}
-
-SEER_NCCL_API ncclResult_t ncclScatter(const void*, void*, size_t count, ncclDataType_t type,
-                                       int root, ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_SCATTER, count, type, ncclSum, root, comm, stream);
-}
-
-SEER_NCCL_API ncclResult_t ncclSend(const void*, size_t count, ncclDataType_t type, int peer,
+SEER_NCCL_API ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t type, int peer,
                                     ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_SEND, count, type, ncclSum, peer, comm, stream);
+  return enqueue(wire::COLL_RECV, nullptr, recvbuff, count, type, ncclSum, peer, comm, stream);
 }
 
-SEER_NCCL_API ncclResult_t ncclRecv(void*, size_t count, ncclDataType_t type, int peer,
-                                    ncclComm_t comm, cudaStream_t stream) {
-  return enqueue(wire::COLL_RECV, count, type, ncclSum, peer, comm, stream);
+// NCCL 2.30 additions (not in the 2.28 headers Seer builds with; declared here as 2.30's nccl.h
+// has them, enums as int). Suspend/resume and memory statistics are success no-ops (no memory is
+// held for a suspended communicator); windows are the user's buffer.
+extern "C" {
+ncclResult_t ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId* unique_id);
+ncclResult_t ncclCommSuspend(ncclComm_t comm, int flags);
+ncclResult_t ncclCommResume(ncclComm_t comm);
+ncclResult_t ncclCommMemStats(ncclComm_t comm, int stat, uint64_t* value);
+ncclResult_t ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void** user_ptr);
+}
+
+SEER_NCCL_API ncclResult_t ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId* unique_id) {
+  if (!valid(reinterpret_cast<Comm*>(comm))) return fail(ncclInvalidArgument, "invalid comm%s");
+  return ncclGetUniqueId(unique_id);
+}
+
+SEER_NCCL_API ncclResult_t ncclCommSuspend(ncclComm_t comm, int /*flags*/) {
+  return valid(reinterpret_cast<Comm*>(comm)) ? ncclSuccess : ncclInvalidArgument;
+}
+
+SEER_NCCL_API ncclResult_t ncclCommResume(ncclComm_t comm) {
+  return valid(reinterpret_cast<Comm*>(comm)) ? ncclSuccess : ncclInvalidArgument;
+}
+
+SEER_NCCL_API ncclResult_t ncclCommMemStats(ncclComm_t comm, int /*stat*/, uint64_t* value) {
+  if (!valid(reinterpret_cast<Comm*>(comm)) || !value) return ncclInvalidArgument;
+  *value = 0;
+  return ncclSuccess;
+}
+
+SEER_NCCL_API ncclResult_t ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void** user_ptr) {
+  if (!valid(reinterpret_cast<Comm*>(comm)) || !win || !user_ptr) return ncclInvalidArgument;
+  *user_ptr = reinterpret_cast<void*>(win);
+  return ncclSuccess;
 }
 
 // The profiling-interface names (pncclX) of every implemented function.
@@ -459,3 +552,16 @@ extern "C" __attribute__((visibility("default"))) __typeof__(ncclSend) pncclSend
     __attribute__((alias("ncclSend")));
 extern "C" __attribute__((visibility("default"))) __typeof__(ncclRecv) pncclRecv
     __attribute__((alias("ncclRecv")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommShrink) pncclCommShrink
+    __attribute__((alias("ncclCommShrink")));
+extern "C"
+    __attribute__((visibility("default"))) __typeof__(ncclCommGetUniqueId) pncclCommGetUniqueId
+    __attribute__((alias("ncclCommGetUniqueId")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommSuspend) pncclCommSuspend
+    __attribute__((alias("ncclCommSuspend")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommResume) pncclCommResume
+    __attribute__((alias("ncclCommResume")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclCommMemStats) pncclCommMemStats
+    __attribute__((alias("ncclCommMemStats")));
+extern "C" __attribute__((visibility("default"))) __typeof__(ncclWinGetUserPtr) pncclWinGetUserPtr
+    __attribute__((alias("ncclWinGetUserPtr")));

@@ -2,9 +2,11 @@
 
 #include <map>
 #include <mutex>
+#include <string>
 #include <unordered_set>
 
 #include "cuda_state.h"
+#include "payload.h"
 
 namespace seer::nccl {
 namespace {
@@ -142,6 +144,10 @@ ncclResult_t run_group(client::ThreadState& ts) {
       }
     }
   }
+  for (Deferred& d : calls) {
+    if (d.kind == Deferred::kColl && d.comm->pending_request) finish_pending(ts, d.comm);
+  }
+  attach_payloads(calls);
   // 2. Operations: send/recv parts fused per (communicator, stream); collectives one each.
   std::map<std::pair<const Comm*, const void*>, size_t> fused;
   std::vector<std::pair<wire::Collective, client::StreamObj*>> ops;
@@ -176,6 +182,112 @@ ncclResult_t run_group(client::ThreadState& ts) {
     core.add_record(ts, r);
   }
   return result;
+}
+
+}  // namespace seer::nccl
+
+// The bytes of small collectives (interposer/client/PAYLOAD.md): each rank sends its input with
+// the collective's record and receives its output from the session later.
+namespace seer::nccl {
+namespace {
+
+struct PremulScalar {
+  std::string value;             // host-immediate scalars, read at creation
+  const void* device = nullptr;  // device scalars, read when the collective is submitted
+};
+
+std::mutex g_scalar_mu;
+std::map<int, PremulScalar> g_scalars;
+
+bool per_rank_blocks(wire::CollKind k) {
+  return k == wire::COLL_ALL_GATHER || k == wire::COLL_REDUCE_SCATTER ||
+         k == wire::COLL_ALL_TO_ALL || k == wire::COLL_GATHER || k == wire::COLL_SCATTER;
+}
+
+// Bytes this rank contributes and receives.
+uint64_t input_bytes(const wire::CollPart& p, int rank, int nranks) {
+  const uint64_t one = p.count() * static_cast<uint64_t>(p.type_bytes());
+  switch (p.kind()) {
+    case wire::COLL_RECV:
+      return 0;
+    case wire::COLL_BROADCAST:
+      return rank == p.root() ? one : 0;
+    case wire::COLL_SCATTER:
+      return rank == p.root() ? one * nranks : 0;
+    case wire::COLL_REDUCE_SCATTER:
+    case wire::COLL_ALL_TO_ALL:
+      return one * nranks;
+    default:
+      return one;
+  }
+}
+
+uint64_t output_bytes(const wire::CollPart& p, int rank, int nranks) {
+  const uint64_t one = p.count() * static_cast<uint64_t>(p.type_bytes());
+  switch (p.kind()) {
+    case wire::COLL_SEND:
+      return 0;
+    case wire::COLL_REDUCE:
+      return rank == p.root() ? one : 0;
+    case wire::COLL_GATHER:
+      return rank == p.root() ? one * nranks : 0;
+    case wire::COLL_ALL_GATHER:
+    case wire::COLL_ALL_TO_ALL:
+      return one * nranks;
+    default:
+      return one;
+  }
+}
+
+}  // namespace
+
+void remember_premul_scalar(ncclRedOp_t op, const void* scalar, ncclDataType_t type,
+                            ncclScalarResidence_t residence) {
+  PremulScalar s;
+  if (residence == ncclScalarHostImmediate) {
+    if (scalar) s.value.assign(static_cast<const char*>(scalar), type_bytes(type));
+  } else {
+    s.device = scalar;
+  }
+  std::lock_guard<std::mutex> lock(g_scalar_mu);
+  g_scalars[static_cast<int>(op)] = s;
+}
+
+std::string premul_scalar(int op, ncclDataType_t type) {
+  PremulScalar s;
+  {
+    std::lock_guard<std::mutex> lock(g_scalar_mu);
+    auto it = g_scalars.find(op);
+    if (it == g_scalars.end()) return {};
+    s = it->second;
+  }
+  if (s.device) return client::Payload::instance().read(s.device, type_bytes(type));
+  return s.value;
+}
+
+void attach_payloads(std::vector<Deferred>& calls) {
+  client::Payload& payload = client::Payload::instance();
+  const uint64_t limit = payload.max_bytes();
+  if (limit == 0) return;
+  std::vector<Deferred*> carrying;
+  for (Deferred& d : calls) {
+    if (d.kind != Deferred::kColl || d.comm->nranks < 1) continue;
+    wire::CollPart& p = d.part;
+    const uint64_t one = p.count() * static_cast<uint64_t>(p.type_bytes());
+    // The same decision on every rank: it depends only on the call's arguments.
+    const uint64_t largest = per_rank_blocks(p.kind()) ? one * d.comm->nranks : one;
+    if (largest > limit) continue;
+    p.set_payload(true);
+    const uint64_t in = input_bytes(p, d.comm->rank, d.comm->nranks);
+    if (in && d.sendbuff) p.set_input(payload.read(d.sendbuff, in));
+    if (p.redop() >= ncclNumOps)
+      p.set_scalar(premul_scalar(p.redop(), static_cast<ncclDataType_t>(p.datatype())));
+    carrying.push_back(&d);
+  }
+  for (Deferred* d : carrying) {
+    const uint64_t out = output_bytes(d->part, d->comm->rank, d->comm->nranks);
+    if (out && d->recvbuff) d->part.set_result_id(payload.expect(d->recvbuff, out));
+  }
 }
 
 }  // namespace seer::nccl

@@ -3,6 +3,7 @@
 #include <nccl.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core.h"
@@ -31,6 +32,8 @@ struct Deferred {
   wire::CommSplit split;
   const void* stream = nullptr;
   wire::CollPart part;
+  const void* sendbuff = nullptr;  // coll: the program's buffers (payload, PAYLOAD.md)
+  void* recvbuff = nullptr;
 };
 
 bool valid(const Comm* c);
@@ -43,6 +46,14 @@ std::vector<Deferred>& deferred();
 ncclResult_t run_group(client::ThreadState& ts);
 // Collects a non-blocking init's answer (blocks until every rank joined).
 ncclResult_t finish_pending(client::ThreadState& ts, Comm* c);
+
+// Small collectives carry the program's bytes: reads each op's input and registers its output
+// (every input of the group is read before any output is registered).
+void attach_payloads(std::vector<Deferred>& calls);
+// The scalar of a ncclRedOpCreatePreMulSum operation, for the payload.
+void remember_premul_scalar(ncclRedOp_t op, const void* scalar, ncclDataType_t type,
+                            ncclScalarResidence_t residence);
+std::string premul_scalar(int op, ncclDataType_t type);
 
 int type_bytes(ncclDataType_t t);
 const char* error_string(ncclResult_t r);

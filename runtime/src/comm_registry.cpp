@@ -64,9 +64,9 @@ std::vector<CompletedComm> CommRegistry::join_init(const std::string& unique_id,
 }
 
 std::vector<CompletedComm> CommRegistry::join_split(uint64_t parent, int color, const CommMember& m,
-                                                    std::string& error) {
-  const int n = nranks(parent);
-  if (n == 0) {
+                                                    std::string& error, int excluded) {
+  const int n = nranks(parent) - std::max(0, excluded);
+  if (n <= 0) {
     error = "ncclCommSplit: unknown parent communicator";
     return {};
   }
@@ -109,7 +109,10 @@ std::vector<std::string> CommRegistry::describe_waiting() const {
   std::vector<std::string> out;
   for (const auto& [id, p] : inits_) {
     std::string ranks;
-    for (const auto& m : p.members) ranks += (ranks.empty() ? "" : ",") + std::to_string(m.rank);
+    for (const auto& m : p.members) {
+      if (!ranks.empty()) ranks += ',';
+      ranks += std::to_string(m.rank);
+    }
     out.push_back("a communicator of " + std::to_string(p.nranks) +
                   " ranks is being created; only ranks " + ranks + " called ncclCommInitRank");
   }

@@ -38,8 +38,9 @@ class CommRegistry {
   std::vector<CompletedComm> join_init(const std::string& unique_id, int nranks,
                                        uint64_t process_seq, const CommMember& m,
                                        std::string& error);
+  // `excluded`: ncclCommShrink, the number of parent ranks that do not take part.
   std::vector<CompletedComm> join_split(uint64_t parent, int color, const CommMember& m,
-                                        std::string& error);
+                                        std::string& error, int excluded = 0);
   int nranks(uint64_t comm) const;
   std::vector<std::string> describe_waiting() const;
 

@@ -124,6 +124,8 @@ std::string describe(const wire::Request& r) {
       return "ncclCommInitRank/ncclCommSplit";
     case wire::Request::kSimulate:
       return "ncclGroupSimulateEnd";
+    case wire::Request::kPayloadWait:
+      return "a read of a collective's output (waiting for its data)";
     case wire::Request::kGoodbye:
       return "exit";
     default:
@@ -131,10 +133,21 @@ std::string describe(const wire::Request& r) {
   }
 }
 
+int64_t payload_limit(int64_t configured) {
+  if (configured >= 0) return configured;
+  if (const char* v = std::getenv("SEER_PAYLOAD_MAX_BYTES"); v && *v) {
+    char* end = nullptr;
+    const long long n = std::strtoll(v, &end, 10);
+    if (end != v && n >= 0) return n;
+  }
+  return int64_t{1} << 20;
+}
+
 }  // namespace
 
 SessionServer::SessionServer(SessionOptions options)
     : options_(std::move(options)), engine_(*this) {
+  payload_max_bytes_ = payload_limit(options_.payload_max_bytes);
   const ClusterSpec& c = options_.cluster;
   for (int n = 0; n < c.nodes; ++n) {
     for (int g = 0; g < c.gpus_per_node; ++g) engine_.add_gpu(c.gpu, n, c.links);
@@ -207,7 +220,8 @@ void SessionServer::serve(const std::function<bool()>& keep_going) {
     std::vector<Client*> polled;
     for (auto& c : clients_) {
       if (c->gone) continue;
-      fds.push_back({c->fd, POLLIN, 0});
+      const bool backlog = c->outbox_sent < c->outbox.size();
+      fds.push_back({c->fd, static_cast<short>(POLLIN | (backlog ? POLLOUT : 0)), 0});
       polled.push_back(c.get());
     }
     const int ready = ::poll(fds.data(), fds.size(), more ? 5 : 50);
@@ -215,6 +229,7 @@ void SessionServer::serve(const std::function<bool()>& keep_going) {
     if (ready > 0) {
       if (fds[0].revents & POLLIN) accept_clients();
       for (size_t i = 1; i < fds.size(); ++i) {
+        if (fds[i].revents & POLLOUT) flush_outbox(*polled[i - 1]);
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_client(*polled[i - 1]);
       }
     }
@@ -264,7 +279,10 @@ void SessionServer::read_client(Client& c) {
     c.gone = true;
     ::close(c.fd);
     c.fd = -1;
-    if (c.welcomed && !c.info.said_goodbye) {
+    const bool ranked = c.info.rank >= 0 && c.process == c.info.rank;
+    count_rank(c);
+    // A helper process that only asked questions (a compile worker, a launcher) may be killed.
+    if (c.welcomed && !c.info.said_goodbye && (ranked || c.submitted)) {
       abort_run("process " + std::to_string(c.info.pid) +
                 (c.info.rank >= 0 ? " (rank " + std::to_string(c.info.rank) + ")" : "") +
                 " died without exiting normally (crashed or killed)" +
@@ -280,6 +298,7 @@ void SessionServer::drop(Client& c, const std::string& why) {
                       why);
   std::fprintf(stderr, "seer: %s\n", problems_.back().c_str());
   c.gone = true;
+  count_rank(c);
   if (c.fd >= 0) ::close(c.fd);
   c.fd = -1;
 }
@@ -328,7 +347,6 @@ void SessionServer::handle_hello(Client& c, const wire::Hello& hello) {
   c.info.pid = hello.pid();
   c.info.program = hello.program();
   if (hello.world_size() > expected_ranks_) expected_ranks_ = hello.world_size();
-  ++joined_ranks_;
 
   wire::SessionMessage m;
   wire::Welcome* w = m.mutable_welcome();
@@ -342,12 +360,25 @@ void SessionServer::handle_hello(Client& c, const wire::Hello& hello) {
   w->set_host_time(options_.host_time == HostTime::kModeled ? wire::HOST_TIME_MODELED
                                                             : wire::HOST_TIME_MEASURED);
   *w->mutable_costs() = host_costs(options_.costs);
+  w->set_payload_max_bytes(payload_max_bytes_);
   w->set_park_after_ms(options_.host_time == HostTime::kModeled ? options_.park_after_ms_modeled
                                                                 : options_.park_after_ms);
   send(c, m);
 }
 
+void SessionServer::count_rank(Client& c) {
+  if (c.counted) return;
+  c.counted = true;
+  if (c.info.rank >= 0 && c.process == c.info.rank) ++joined_ranks_;
+}
+
 void SessionServer::handle_batch(Client& c, const wire::Batch& batch) {
+  // A rank joins the simulation with its first device work; until then it only asked questions
+  // (a launcher counting devices does the same) and the session waits for it.
+  if (batch.records_size() > 0) {
+    c.submitted = true;
+    count_rank(c);
+  }
   for (const wire::Record& r : batch.records()) apply_record(c, r);
   records_ += static_cast<uint64_t>(batch.records_size());
   c.promise = batch.promise();
@@ -414,6 +445,7 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
         parts.push_back(p);
       }
       ok = engine_.submit_collective(p, col.stream(), t, col.comm(), col.rank(), parts);
+      if (ok) exchange_payloads(c, col);
       if (ok && parts[0].p2p()) {
         CollectiveCall call{p, col.stream(), col.comm(), col.rank(), {}};
         for (const sim::CollPart& part : parts) {
@@ -477,6 +509,7 @@ void SessionServer::handle_request(Client& c, const wire::Request& r) {
     c.info.last_time = std::max(c.info.last_time, r.t());
   if (r.body_case() == wire::Request::kGoodbye) {
     c.info.said_goodbye = true;
+    count_rank(c);  // a rank that ends without device work must not hold the others back
     return;
   }
   if (r.body_case() == wire::Request::kCommInit) {
@@ -485,6 +518,10 @@ void SessionServer::handle_request(Client& c, const wire::Request& r) {
   }
   if (r.body_case() == wire::Request::kSimulate) {
     handle_simulate(c, r);
+    return;
+  }
+  if (r.body_case() == wire::Request::kPayloadWait) {
+    handle_payload_wait(c, r);
     return;
   }
   if (r.body_case() == wire::Request::kResume) {
@@ -550,40 +587,53 @@ void SessionServer::answer(Client& c, uint64_t id, Time t, bool ready, Time comp
 }
 
 void SessionServer::send(Client& c, const wire::SessionMessage& m) {
-  std::string out;
+  if (c.gone) return;
   const std::string body = m.SerializeAsString();
-  wire::append_frame_header(out, static_cast<uint32_t>(body.size()));
-  out += body;
-  // The client socket is non-blocking for reads; answers are small, so wait for room if needed.
-  size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t n = ::send(c.fd, out.data() + done, out.size() - done, MSG_NOSIGNAL);
+  wire::append_frame_header(c.outbox, static_cast<uint32_t>(body.size()));
+  c.outbox += body;
+  flush_outbox(c);
+}
+
+// Writes what the client's socket takes now; serve() polls for room for the rest.
+void SessionServer::flush_outbox(Client& c) {
+  while (!c.gone && c.outbox_sent < c.outbox.size()) {
+    const ssize_t n = ::send(c.fd, c.outbox.data() + c.outbox_sent, c.outbox.size() - c.outbox_sent,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
-      done += static_cast<size_t>(n);
+      c.outbox_sent += static_cast<size_t>(n);
       continue;
     }
-    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd pfd{c.fd, POLLOUT, 0};
-      ::poll(&pfd, 1, 100);
-      continue;
-    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     c.gone = true;
     return;
   }
+  c.outbox.clear();
+  c.outbox_sent = 0;
 }
 
-Time SessionServer::effective_promise(const Client& c) const {
+Time SessionServer::effective_promise(const Client& c, bool payload_waits_released) const {
   if (c.gone || c.info.said_goodbye) return kNever;
   if (!c.welcomed) return 0;
   Time p = c.all_blocked ? kNever : c.promise;
   for (const auto& [n, t] : c.unacked) p = std::min(p, t);
+  if (!payload_waits_released) {
+    for (const PayloadWaitRequest& w : payload_waits_) {
+      if (w.client == c.index) p = std::min(p, w.t);
+    }
+  }
   return p;
 }
 
+// A thread waiting for a collective's bytes resumes at its own clock, so it holds the safe time
+// back, unless every rank is blocked: then no rank can submit the missing collective until some
+// simulated work completes, so that work is committed, and the waiting thread resumes no
+// earlier than it (PAYLOAD.md, "Waiting for a result").
 Time SessionServer::safe_time() const {
   if (joined_ranks_ < expected_ranks_) return 0;
+  const bool released = !payload_waits_.empty() && everyone_blocked();
   Time safe = kNever;
-  for (const auto& c : clients_) safe = std::min(safe, effective_promise(*c));
+  for (const auto& c : clients_) safe = std::min(safe, effective_promise(*c, released));
   return safe;
 }
 
@@ -597,7 +647,8 @@ void SessionServer::advance() {
     last_progress_ = std::chrono::steady_clock::now();
     hang_reported_ = false;
   }
-  if (!aborted_ && !engine_.next_event_time() && (!waits_.empty() || !comm_requests_.empty()) &&
+  if (!aborted_ && !engine_.next_event_time() &&
+      (!waits_.empty() || !comm_requests_.empty() || !payload_waits_.empty()) &&
       everyone_blocked()) {
     report_deadlock("");
   }
@@ -648,7 +699,10 @@ void SessionServer::handle_comm_init(Client& c, const wire::Request& r) {
   for (const wire::CommSplit& split : g.splits()) {
     if (!error.empty()) break;
     CommMember m{c.index, r.id(), slot++, c.process, split.rank(), split.gpu(), split.key(), r.t()};
-    for (auto& cc : comms_.join_split(split.parent(), split.color(), m, error)) done.push_back(cc);
+    for (auto& cc :
+         comms_.join_split(split.parent(), split.color(), m, error, split.exclude_size())) {
+      done.push_back(cc);
+    }
   }
   if (!error.empty()) {
     comm_requests_.erase({c.index, r.id()});
@@ -705,6 +759,64 @@ void SessionServer::handle_simulate(Client& c, const wire::Request& r) {
   answer(c, r.id(), r.t(), true, estimate);
 }
 
+void SessionServer::exchange_payloads(Client& c, const wire::Collective& col) {
+  const int nranks = comms_.nranks(col.comm());
+  for (const wire::CollPart& part : col.parts()) {
+    if (!part.payload()) continue;
+    if (part.result_id()) c.results_pending[part.result_id()] = true;
+    std::string error;
+    for (const PayloadResult& r :
+         payloads_.submit(c.index, col.comm(), nranks, col.rank(), part, error)) {
+      send_result(r);
+    }
+    if (!error.empty()) problems_.push_back(error);
+  }
+}
+
+// A result goes out as soon as it is known; it carries no time (the thread that reads it has
+// its own clock), so it holds nothing back once acknowledged.
+void SessionServer::send_result(const PayloadResult& r) {
+  Client& c = *clients_[static_cast<size_t>(r.client)];
+  c.results_pending.erase(r.id);
+  if (c.gone) return;
+  wire::SessionMessage m;
+  wire::Answer* a = m.mutable_answer();
+  a->set_id(r.id);
+  a->set_ready(true);
+  a->set_payload(r.bytes);
+  ++c.answers_sent;
+  c.unacked.emplace_back(c.answers_sent, kNever);
+  send(c, m);
+  answer_payload_waits(c);
+}
+
+void SessionServer::handle_payload_wait(Client& c, const wire::Request& r) {
+  PayloadWaitRequest w;
+  w.client = c.index;
+  w.id = r.id();
+  w.t = r.t();
+  w.thread = r.thread();
+  w.result_ids.assign(r.payload_wait().result_ids().begin(), r.payload_wait().result_ids().end());
+  payload_waits_.push_back(std::move(w));
+  answer_payload_waits(c);
+}
+
+void SessionServer::answer_payload_waits(Client& c) {
+  for (size_t i = 0; i < payload_waits_.size();) {
+    const PayloadWaitRequest& w = payload_waits_[i];
+    bool ready = w.client == c.index;
+    for (uint64_t id : w.result_ids) ready = ready && !c.results_pending.count(id);
+    if (!ready) {
+      ++i;
+      continue;
+    }
+    const Time t = std::max(w.t, engine_.now());
+    if (t > w.t) host_waits_.push_back({c.process, w.thread, w.t, t, "a collective's data"});
+    answer(c, w.id, t, true, t);
+    payload_waits_.erase(payload_waits_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 void SessionServer::report_deadlock(const std::string& extra) {
   std::string msg = "deadlock: every rank waits and no simulated work can complete.";
   for (const auto& [token, pr] : waits_) {
@@ -721,15 +833,23 @@ void SessionServer::report_deadlock(const std::string& extra) {
            " waits in ncclCommInitRank/ncclCommSplit";
   }
   for (const std::string& w : engine_.describe_waiting_collectives()) msg += "\n  " + w;
+  for (const PayloadWaitRequest& w : payload_waits_) {
+    const Client& c = *clients_[static_cast<size_t>(w.client)];
+    msg += "\n  process " + std::to_string(c.info.pid) +
+           (c.info.rank >= 0 ? " (rank " + std::to_string(c.info.rank) + ")" : "") +
+           " reads the output of a collective and waits for its data";
+  }
   for (const std::string& w : comms_.describe_waiting()) msg += "\n  " + w;
+  for (const std::string& w : payloads_.describe_waiting()) msg += "\n  " + w;
   msg += extra;
   waits_.clear();
   comm_requests_.clear();
+  payload_waits_.clear();
   abort_run(msg);
 }
 
 void SessionServer::check_stuck() {
-  if (waits_.empty() && comm_requests_.empty()) return;
+  if (waits_.empty() && comm_requests_.empty() && payload_waits_.empty()) return;
   const double idle =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - last_progress_).count();
   // Every rank waits in Seer or has been outside CUDA for long (parked, e.g. blocked in MPI
@@ -753,7 +873,7 @@ void SessionServer::check_stuck() {
   if (!aborted_ && joined_ranks_ < expected_ranks_ && idle >= options_.join_timeout_s) {
     abort_run("only " + std::to_string(joined_ranks_) + " of the " +
               std::to_string(expected_ranks_) + " ranks announced by the launcher (WORLD_SIZE or " +
-              "similar) made a CUDA call within " + std::to_string(static_cast<int>(idle)) +
+              "similar) submitted GPU work within " + std::to_string(static_cast<int>(idle)) +
               " s; the others never started or never use CUDA");
     return;
   }
@@ -764,10 +884,10 @@ void SessionServer::check_stuck() {
                     " s while ranks wait; holding virtual time back:";
   if (joined_ranks_ < expected_ranks_) {
     msg += "\n  only " + std::to_string(joined_ranks_) + " of " + std::to_string(expected_ranks_) +
-           " ranks have made a CUDA call yet";
+           " ranks have submitted GPU work yet";
   }
   for (const auto& c : clients_) {
-    const Time p = effective_promise(*c);
+    const Time p = effective_promise(*c, false);
     if (p == kNever) continue;
     msg += "\n  process " + std::to_string(c->info.pid) +
            (c->info.rank >= 0 ? " (rank " + std::to_string(c->info.rank) + ")" : "") +

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "comm_registry.h"
+#include "payload_exchange.h"
 #include "proto/frame.h"
 #include "seer/runtime/session.h"
 #include "wire.pb.h"
@@ -23,6 +24,8 @@ struct Client {
   ProcessInfo info;
   wire::FrameReader reader;
   bool welcomed = false;
+  bool submitted = false;  // has sent device work (records)
+  bool counted = false;    // counted towards joined_ranks_ (first record, goodbye or gone)
   bool gone = false;
   // Promise bookkeeping (see DESIGN.md "Virtual time and synchronization").
   sim::Time promise = 0;
@@ -33,6 +36,21 @@ struct Client {
   std::unordered_map<uint64_t, uint32_t> kernels;      // client func id -> engine kernel id
   std::string last_call;
   size_t pending_requests = 0;
+  // Messages not yet written: collective results are sent unasked, so a client that is busy
+  // must not block the session.
+  std::string outbox;
+  size_t outbox_sent = 0;
+  std::unordered_map<uint64_t, bool> results_pending;  // result ids submitted, not yet sent
+};
+
+// A thread that reads a collective's output and waits for its bytes. It resumes at its own
+// clock, so until answered it holds the safe time at `t` (see safe_time()).
+struct PayloadWaitRequest {
+  int client = 0;
+  uint64_t id = 0;
+  sim::Time t = 0;
+  uint32_t thread = 0;
+  std::vector<uint64_t> result_ids;
 };
 
 struct PendingRequest {
@@ -69,18 +87,24 @@ class SessionServer : public sim::WaitListener {
   void handle_message(Client& c, const std::string& payload);
   void handle_hello(Client& c, const wire::Hello& hello);
   void handle_batch(Client& c, const wire::Batch& batch);
+  void count_rank(Client& c);
   void apply_record(Client& c, const wire::Record& r);
   void handle_request(Client& c, const wire::Request& r);
   void send(Client& c, const wire::SessionMessage& m);
   void answer(Client& c, uint64_t id, sim::Time t, bool ready, sim::Time completion);
   void drop(Client& c, const std::string& why);
-  sim::Time effective_promise(const Client& c) const;
+  sim::Time effective_promise(const Client& c, bool payload_waits_released) const;
   sim::Time safe_time() const;
   void advance();
   void check_stuck();
   void report_deadlock(const std::string& extra);
   void handle_comm_init(Client& c, const wire::Request& r);
   void handle_simulate(Client& c, const wire::Request& r);
+  void handle_payload_wait(Client& c, const wire::Request& r);
+  void exchange_payloads(Client& c, const wire::Collective& col);
+  void send_result(const PayloadResult& r);
+  void answer_payload_waits(Client& c);
+  void flush_outbox(Client& c);
   void comm_completed(const CompletedComm& comm);
   void check_engine_errors();
   void abort_run(const std::string& why);
@@ -104,6 +128,9 @@ class SessionServer : public sim::WaitListener {
   std::vector<std::string> problems_;
   CommRegistry comms_;
   std::map<std::pair<int, uint64_t>, PendingCommRequest> comm_requests_;
+  PayloadExchange payloads_;
+  std::vector<PayloadWaitRequest> payload_waits_;
+  int64_t payload_max_bytes_ = 0;
   bool aborted_ = false;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_progress_;

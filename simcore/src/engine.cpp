@@ -507,7 +507,8 @@ std::vector<std::string> Engine::describe_waiting_collectives() const {
     std::string arrived, missing;
     for (size_t r = 0; r < inst.ops.size(); ++r) {
       std::string& list = inst.ops[r] == UINT32_MAX ? missing : arrived;
-      list += (list.empty() ? "" : ",") + std::to_string(r);
+      if (!list.empty()) list += ',';
+      list += std::to_string(r);
     }
     out.push_back(comm_name(key.first) + " call #" + std::to_string(key.second) + " " +
                   coll_kind_name(inst.first.kind) + ": ranks " + arrived + " are in it, ranks " +

@@ -47,6 +47,9 @@ struct SessionOptions {
   std::string step_range;
   // Keep per-link load over time for the trace's counter tracks (the CLI sets it with --out).
   bool record_link_utilisation = false;
+  // The largest copy, memset or per-rank collective buffer whose bytes the ranks carry
+  // (interposer/client/PAYLOAD.md); -1: SEER_PAYLOAD_MAX_BYTES, else 1 MiB. 0: none.
+  int64_t payload_max_bytes = -1;
 };
 
 // One process that joined the simulation, as the report sees it.

@@ -1,6 +1,6 @@
-#include "api.h"
+#include "ops.h"
 
-namespace seer::cudart {
+namespace seer::client::ops {
 
 cudaError_t not_joined_error() {
   Core& core = Core::instance();
@@ -9,18 +9,18 @@ cudaError_t not_joined_error() {
   return cudaErrorNoDevice;
 }
 
-void submit(ThreadState& ts, client::StreamObj* s, client::PodRecord& r) {
+void submit(ThreadState& ts, StreamObj* s, PodRecord& r) {
   r.t = ts.clock.load(std::memory_order_relaxed);
   ++s->submitted;
   Core::instance().add_record(ts, r);
 }
 
-void sync_stream(ThreadState& ts, client::StreamObj* s) {
+void sync_stream(ThreadState& ts, StreamObj* s) {
   const Core& core = Core::instance();
   if (s->known_for == s->submitted) {
     // The session already told us when this stream's work completes; answer locally with the
     // same rule the session applies.
-    const client::Time now = ts.clock.load(std::memory_order_relaxed);
+    const Time now = ts.clock.load(std::memory_order_relaxed);
     if (s->known_completion > now) {
       ts.clock.store(s->known_completion + core.costs().sync_return(), std::memory_order_relaxed);
     }
@@ -34,4 +34,11 @@ void sync_stream(ThreadState& ts, client::StreamObj* s) {
   s->known_completion = a.completion();
 }
 
-}  // namespace seer::cudart
+void sync_device(ThreadState& ts, int device) {
+  wire::Request r;
+  r.set_device_sync(device);
+  Core::instance().request(ts, r);
+  for (StreamObj* s : CudaState::instance().streams_of_device(device)) s->known_for = UINT64_MAX;
+}
+
+}  // namespace seer::client::ops

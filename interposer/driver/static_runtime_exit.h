@@ -1,4 +1,4 @@
-// Exit statuses of a process stopped by Seer's libcuda.so.1 guard (cuda_guard.cpp), for the
+// Exit statuses of a process stopped by Seer's libcuda.so.1 (static_runtime_stop.cpp), for the
 // frontend to turn into advice. The guard prints the details to stderr first.
 #pragma once
 

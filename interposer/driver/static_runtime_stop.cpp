@@ -1,6 +1,8 @@
-// Seer's libcuda.so.1: exists only to stop programs whose CUDA runtime is linked statically.
-// Such a runtime dlopens libcuda.so.1 at its first API call and looks up cuGetProcAddress_v2;
-// Seer's shared-runtime replacement never calls the driver. See README.md.
+// The static-runtime trip-wire: a CUDA runtime linked statically (nvcc's default) talks to the
+// driver through NVIDIA's private tables, which it asks for with cuGetExportTable; Seer cannot
+// serve it, so the process stops with a message naming the object that called (README.md).
+#include "static_runtime_stop.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <unistd.h>
@@ -26,10 +28,12 @@ const char* LibraryContaining(void* address) {
   return is_program ? nullptr : info.dli_fname;
 }
 
-bool IsCudaRuntime(const char* path) {
+const char* Basename(const char* path) {
   const char* slash = strrchr(path, '/');
-  return strncmp(slash != nullptr ? slash + 1 : path, "libcudart.so", 12) == 0;
+  return slash != nullptr ? slash + 1 : path;
 }
+
+bool IsCudaRuntime(const char* path) { return strncmp(Basename(path), "libcudart.so", 12) == 0; }
 
 // Sets `exit_code` and returns the length of the message.
 int FormatMessage(char* message, size_t size, const char* function, void* caller, int* exit_code) {
@@ -65,7 +69,16 @@ void WriteToStderr(const char* text, int length) {
   }
 }
 
-[[noreturn]] void StopStaticRuntime(const char* function, void* caller) {
+}  // namespace
+
+namespace seer::driver {
+
+bool tolerates_missing_export_table(void* caller) {
+  const char* library = LibraryContaining(caller);
+  return library != nullptr && strncmp(Basename(library), "libnvrtc", 8) == 0;
+}
+
+[[noreturn]] void stop_static_runtime(const char* function, void* caller) {
   if (g_stopping.exchange(true)) {
     for (;;) pause();  // another thread is reporting and will end the process
   }
@@ -77,16 +90,4 @@ void WriteToStderr(const char* text, int length) {
   _exit(exit_code);
 }
 
-}  // namespace
-
-// Declared without parameters: none of them returns.
-#define SEER_GUARD(name)                                                    \
-  extern "C" __attribute__((visibility("default"), noreturn)) void name() { \
-    StopStaticRuntime(#name, __builtin_return_address(0));                  \
-  }
-
-SEER_GUARD(cuGetProcAddress_v2)
-SEER_GUARD(cuGetProcAddress)
-SEER_GUARD(cuGetExportTable)
-SEER_GUARD(cuInit)
-SEER_GUARD(cuDriverGetVersion)
+}  // namespace seer::driver

@@ -1,0 +1,177 @@
+#include "payload_exchange.h"
+
+#include <algorithm>
+
+#include "payload_reduce.h"
+
+namespace seer::rt {
+namespace {
+
+// `count` elements starting at element `offset` of `s`, zero-padded.
+std::string slice(const std::string& s, uint64_t offset, uint64_t count, int bytes) {
+  const uint64_t n = count * static_cast<uint64_t>(bytes);
+  const uint64_t at = offset * static_cast<uint64_t>(bytes);
+  std::string out(n, '\0');
+  if (at < s.size()) s.copy(out.data(), std::min<uint64_t>(n, s.size() - at), at);
+  return out;
+}
+
+const char* kind_name(wire::CollKind k) {
+  static const char* const kNames[] = {"AllReduce",     "Broadcast", "Reduce", "AllGather",
+                                       "ReduceScatter", "AllToAll",  "Gather", "Scatter",
+                                       "Send",          "Recv"};
+  const int i = static_cast<int>(k);
+  return i >= 0 && i < 10 ? kNames[i] : "?";
+}
+
+bool same_call(const wire::CollPart& a, const wire::CollPart& b) {
+  return a.kind() == b.kind() && a.count() == b.count() && a.datatype() == b.datatype() &&
+         a.redop() == b.redop() && a.root() == b.root();
+}
+
+}  // namespace
+
+std::vector<std::string> collective_outputs(const std::vector<wire::CollPart>& parts) {
+  const int n = static_cast<int>(parts.size());
+  std::vector<std::string> out(static_cast<size_t>(n));
+  if (n == 0) return out;
+  const wire::CollPart& first = parts[0];
+  const uint64_t count = first.count();
+  const int bytes = payload::element_bytes(first.datatype());
+  if (bytes == 0) return out;
+  const int root = first.root() >= 0 && first.root() < n ? first.root() : 0;
+  std::vector<const std::string*> inputs;
+  for (const auto& p : parts) inputs.push_back(&p.input());
+  // PreMulSum scalars are per rank in NCCL too; the root's (or rank 0's) stands for all here.
+  const std::string& scalar = first.scalar();
+  auto reduced = [&](uint64_t offset) {
+    return payload::reduce(inputs, offset, count, first.datatype(), first.redop(), scalar);
+  };
+  switch (first.kind()) {
+    case wire::COLL_ALL_REDUCE: {
+      const std::string r = reduced(0);
+      for (auto& o : out) o = r;
+      break;
+    }
+    case wire::COLL_REDUCE:
+      out[static_cast<size_t>(root)] = reduced(0);
+      break;
+    case wire::COLL_BROADCAST:
+      for (auto& o : out) o = slice(*inputs[static_cast<size_t>(root)], 0, count, bytes);
+      break;
+    case wire::COLL_REDUCE_SCATTER:
+      for (int r = 0; r < n; ++r) out[static_cast<size_t>(r)] = reduced(count * r);
+      break;
+    case wire::COLL_ALL_GATHER:
+    case wire::COLL_GATHER: {
+      std::string all;
+      for (const auto* in : inputs) all += slice(*in, 0, count, bytes);
+      if (first.kind() == wire::COLL_GATHER) {
+        out[static_cast<size_t>(root)] = all;
+      } else {
+        for (auto& o : out) o = all;
+      }
+      break;
+    }
+    case wire::COLL_SCATTER:
+      for (int r = 0; r < n; ++r)
+        out[static_cast<size_t>(r)] =
+            slice(*inputs[static_cast<size_t>(root)], count * r, count, bytes);
+      break;
+    case wire::COLL_ALL_TO_ALL:
+      for (int r = 0; r < n; ++r) {
+        for (int j = 0; j < n; ++j)
+          out[static_cast<size_t>(r)] +=
+              slice(*inputs[static_cast<size_t>(j)], count * r, count, bytes);
+      }
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, int nranks, int rank,
+                                                   const wire::CollPart& part, std::string& error) {
+  std::vector<PayloadResult> results;
+  if (nranks < 1 || rank < 0 || rank >= nranks) return results;
+  const bool send = part.kind() == wire::COLL_SEND;
+  if (send || part.kind() == wire::COLL_RECV) {
+    const int peer = part.root();
+    if (peer < 0 || peer >= nranks) return results;
+    const int sender = send ? rank : peer;
+    const int receiver = send ? peer : rank;
+    auto& counter = send ? sends_ : recvs_;
+    const uint64_t number = counter[{comm, sender, receiver}]++;
+    const P2pKey key{comm, sender, receiver, number};
+    PendingP2p& p = p2p_[key];
+    (send ? p.send : p.recv) = Contribution{true, client, part};
+    if (!p.send.present || !p.recv.present) return results;
+    if (p.send.part.count() != p.recv.part.count() ||
+        p.send.part.datatype() != p.recv.part.datatype()) {
+      error = "ncclSend/ncclRecv #" + std::to_string(number) + " from rank " +
+              std::to_string(sender) + " to rank " + std::to_string(receiver) +
+              " disagree on count or datatype";
+    }
+    if (p.recv.part.result_id()) {
+      const int bytes = payload::element_bytes(p.recv.part.datatype());
+      results.push_back({p.recv.client, p.recv.part.result_id(),
+                         slice(p.send.part.input(), 0, p.recv.part.count(), bytes)});
+    }
+    p2p_.erase(key);
+    return results;
+  }
+  const uint64_t number = calls_[{comm, rank}]++;
+  PendingCollective& c = collectives_[{comm, number}];
+  if (c.ranks.empty()) c.ranks.resize(static_cast<size_t>(nranks));
+  Contribution& slot = c.ranks[static_cast<size_t>(rank)];
+  if (slot.present) return results;
+  slot = Contribution{true, client, part};
+  if (++c.arrived < nranks) return results;
+  std::vector<wire::CollPart> parts;
+  for (const Contribution& r : c.ranks) {
+    if (!same_call(r.part, c.ranks[0].part)) {
+      error = std::string("nccl") + kind_name(c.ranks[0].part.kind()) + " #" +
+              std::to_string(number) + " on communicator " + std::to_string(comm) +
+              ": ranks disagree on the operation, count, datatype, reduction or root";
+    }
+    parts.push_back(r.part);
+  }
+  const std::vector<std::string> outputs = collective_outputs(parts);
+  for (int r = 0; r < nranks; ++r) {
+    const Contribution& who = c.ranks[static_cast<size_t>(r)];
+    if (who.part.result_id())
+      results.push_back({who.client, who.part.result_id(), outputs[static_cast<size_t>(r)]});
+  }
+  collectives_.erase({comm, number});
+  return results;
+}
+
+std::vector<std::string> PayloadExchange::describe_waiting() const {
+  std::vector<std::string> out;
+  for (const auto& [key, c] : collectives_) {
+    std::string missing;
+    for (size_t r = 0; r < c.ranks.size(); ++r) {
+      if (c.ranks[r].present) continue;
+      if (!missing.empty()) missing += ',';
+      missing += std::to_string(r);
+    }
+    const wire::CollPart* any = nullptr;
+    for (const auto& r : c.ranks) {
+      if (r.present) any = &r.part;
+    }
+    out.push_back(std::string("the data of nccl") + (any ? kind_name(any->kind()) : "?") + " #" +
+                  std::to_string(key.second) + " on communicator " + std::to_string(key.first) +
+                  " waits for ranks " + missing + ", which have not called it");
+  }
+  for (const auto& [key, p] : p2p_) {
+    out.push_back("the data of ncclSend/ncclRecv #" + std::to_string(std::get<3>(key)) +
+                  " from rank " + std::to_string(std::get<1>(key)) + " to rank " +
+                  std::to_string(std::get<2>(key)) + " on communicator " +
+                  std::to_string(std::get<0>(key)) + " waits for the " +
+                  (p.send.present ? "ncclRecv" : "ncclSend"));
+  }
+  return out;
+}
+
+}  // namespace seer::rt

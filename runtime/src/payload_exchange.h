@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "wire.pb.h"
+
+namespace seer::rt {
+
+// One rank's output of a collective that carried bytes, for the client that waits for it.
+struct PayloadResult {
+  int client = 0;
+  uint64_t id = 0;  // the CollPart's result_id
+  std::string bytes;
+};
+
+// Computes what small collectives produce (interposer/client/PAYLOAD.md). Participants are
+// matched per communicator by call order (send/recv per ordered rank pair), as NCCL matches them;
+// when the last one has submitted, every rank's output is computed from the inputs.
+class PayloadExchange {
+ public:
+  // One payload-carrying part of `rank`'s collective on `comm` (of `nranks` ranks). Returns the
+  // results that became complete; `error` describes participants that disagree.
+  std::vector<PayloadResult> submit(int client, uint64_t comm, int nranks, int rank,
+                                    const wire::CollPart& part, std::string& error);
+  // Collectives whose bytes wait for ranks that have not called them yet.
+  std::vector<std::string> describe_waiting() const;
+
+ private:
+  struct Contribution {
+    bool present = false;
+    int client = 0;
+    wire::CollPart part;
+  };
+  struct PendingCollective {
+    std::vector<Contribution> ranks;
+    int arrived = 0;
+  };
+  struct PendingP2p {
+    Contribution send;
+    Contribution recv;
+  };
+  std::map<std::pair<uint64_t, uint64_t>, PendingCollective> collectives_;  // (comm, call number)
+  std::map<std::pair<uint64_t, int>, uint64_t> calls_;                      // (comm, rank)
+  using P2pKey = std::tuple<uint64_t, int, int, uint64_t>;  // (comm, sender, receiver, number)
+  std::map<P2pKey, PendingP2p> p2p_;
+  std::map<std::tuple<uint64_t, int, int>, uint64_t> sends_, recvs_;
+};
+
+// The outputs of a complete collective, one per rank (empty where a rank receives nothing);
+// inputs missing bytes read as zeros.
+std::vector<std::string> collective_outputs(const std::vector<wire::CollPart>& parts);
+
+}  // namespace seer::rt

@@ -1,0 +1,174 @@
+// Reads back what copies, memsets and small collectives produce (interposer/client/PAYLOAD.md):
+// every rank fills device buffers from distinct host values, runs collectives, copies the results
+// back and checks them. A large buffer stays payload-free (zeros, and no resident memory).
+// With "late", rank 0 first waits for 5 ms of its own GPU work, so the others wait for its data
+// while simulated time must move past them.
+// usage: mpirun -np 4 payload [late]   (prints "RESULT errors_rank<r> N", "RESULT
+// rss_growth_kib_rank<r> K")
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+int g_rank = 0;
+int g_errors = 0;
+
+template <typename T>
+void expect_eq(const char* what, const std::vector<T>& got, const std::vector<T>& want) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) {
+      std::fprintf(stderr, "rank %d: %s[%zu] = %g, expected %g\n", g_rank, what, i,
+                   static_cast<double>(got[i]), static_cast<double>(want[i]));
+      ++g_errors;
+      return;
+    }
+  }
+}
+
+template <typename T>
+T* to_device(const std::vector<T>& host) {
+  T* d = nullptr;
+  cudaMalloc(&d, host.size() * sizeof(T));
+  cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return d;
+}
+
+template <typename T>
+std::vector<T> to_host(const T* d, size_t n) {
+  std::vector<T> host(n);
+  cudaMemcpy(host.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
+  return host;
+}
+
+long rss_kib() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  char line[256];
+  long kib = 0;
+  while (f && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, "VmRSS:", 6) == 0) kib = std::atol(line + 6);
+  }
+  if (f) std::fclose(f);
+  return kib;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int n = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const int r = g_rank;
+  ncclUniqueId id;
+  if (r == 0) ncclGetUniqueId(&id);
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  cudaSetDevice(r);
+  ncclComm_t comm;
+  ncclCommInitRank(&comm, n, id, r);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  constexpr int kCount = 256;
+
+  // Copies and memsets.
+  std::vector<int> ints(kCount);
+  for (int i = 0; i < kCount; ++i) ints[i] = r * 1000 + i;
+  int* a = to_device(ints);
+  int* b = nullptr;
+  cudaMalloc(&b, kCount * sizeof(int));
+  cudaMemcpy(b, a, kCount * sizeof(int), cudaMemcpyDeviceToDevice);
+  expect_eq("d2d", to_host(b, kCount), ints);
+  cudaMemset(b, 0x5a, 8 * sizeof(int));
+  std::vector<int> filled = ints;
+  for (int i = 0; i < 8; ++i) filled[i] = 0x5a5a5a5a;
+  expect_eq("memset", to_host(b, kCount), filled);
+
+  if (argc > 1 && std::strcmp(argv[1], "late") == 0 && r == 0) {
+    void* slow = nullptr;
+    const size_t bytes = size_t{16} << 30;
+    cudaMalloc(&slow, bytes);
+    cudaMemset(slow, 0, bytes);
+    cudaDeviceSynchronize();
+    cudaFree(slow);
+  }
+
+  // All-reduce (sum of int32, average of float), in place and out of place.
+  int* sum = nullptr;
+  cudaMalloc(&sum, kCount * sizeof(int));
+  ncclAllReduce(a, sum, kCount, ncclInt32, ncclSum, comm, s);
+  std::vector<int> want_sum(kCount);
+  for (int i = 0; i < kCount; ++i) want_sum[i] = 1000 * n * (n - 1) / 2 + n * i;
+  expect_eq("allreduce_sum", to_host(sum, kCount), want_sum);
+  std::vector<float> floats(kCount);
+  for (int i = 0; i < kCount; ++i) floats[i] = static_cast<float>(r + 1) * 0.5f + i;
+  float* f = to_device(floats);
+  ncclAllReduce(f, f, kCount, ncclFloat32, ncclAvg, comm, s);
+  std::vector<float> want_avg(kCount);
+  for (int i = 0; i < kCount; ++i) {
+    float acc = 0;
+    for (int q = 0; q < n; ++q) acc += (static_cast<float>(q + 1) * 0.5f + i) * (1.0f / n);
+    want_avg[i] = acc;
+  }
+  expect_eq("allreduce_avg", to_host(f, kCount), want_avg);
+  int* mx = to_device(ints);
+  ncclAllReduce(mx, mx, kCount, ncclInt32, ncclMax, comm, s);
+  std::vector<int> want_max(kCount);
+  for (int i = 0; i < kCount; ++i) want_max[i] = (n - 1) * 1000 + i;
+  expect_eq("allreduce_max", to_host(mx, kCount), want_max);
+
+  // All-gather, broadcast (root 1), reduce-scatter.
+  int* gathered = nullptr;
+  cudaMalloc(&gathered, n * kCount * sizeof(int));
+  ncclAllGather(a, gathered, kCount, ncclInt32, comm, s);
+  std::vector<int> want_gather(n * kCount);
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i < kCount; ++i) want_gather[q * kCount + i] = q * 1000 + i;
+  expect_eq("allgather", to_host(gathered, n * kCount), want_gather);
+  int* bc = to_device(ints);
+  ncclBcast(bc, kCount, ncclInt32, 1, comm, s);
+  std::vector<int> want_bc(kCount);
+  for (int i = 0; i < kCount; ++i) want_bc[i] = 1000 + i;
+  expect_eq("broadcast", to_host(bc, kCount), want_bc);
+  std::vector<int> blocks(n * kCount);
+  for (int i = 0; i < n * kCount; ++i) blocks[i] = r + i;
+  int* rs_in = to_device(blocks);
+  int* rs_out = nullptr;
+  cudaMalloc(&rs_out, kCount * sizeof(int));
+  ncclReduceScatter(rs_in, rs_out, kCount, ncclInt32, ncclSum, comm, s);
+  std::vector<int> want_rs(kCount);
+  for (int i = 0; i < kCount; ++i) want_rs[i] = n * (n - 1) / 2 + n * (r * kCount + i);
+  expect_eq("reducescatter", to_host(rs_out, kCount), want_rs);
+
+  // Send/recv ring in a group.
+  int* recv = nullptr;
+  cudaMalloc(&recv, kCount * sizeof(int));
+  ncclGroupStart();
+  ncclSend(a, kCount, ncclInt32, (r + 1) % n, comm, s);
+  ncclRecv(recv, kCount, ncclInt32, (r + n - 1) % n, comm, s);
+  ncclGroupEnd();
+  std::vector<int> want_recv(kCount);
+  for (int i = 0; i < kCount; ++i) want_recv[i] = ((r + n - 1) % n) * 1000 + i;
+  expect_eq("sendrecv", to_host(recv, kCount), want_recv);
+
+  // A large buffer stays payload-free: it reads back zeros and costs no resident memory.
+  const long rss_before = rss_kib();
+  const size_t big_count = size_t{32} << 20;  // 128 MiB of floats
+  float* big = nullptr;
+  cudaMalloc(&big, big_count * sizeof(float));
+  cudaMemset(big, 0x3f, big_count * sizeof(float));
+  ncclAllReduce(big, big, big_count, ncclFloat32, ncclSum, comm, s);
+  expect_eq("large", to_host(big, 16), std::vector<float>(16, 0.0f));
+  const long rss_growth = rss_kib() - rss_before;
+
+  cudaStreamSynchronize(s);
+  std::printf("RESULT errors_rank%d %d\n", r, g_errors);
+  std::printf("RESULT rss_growth_kib_rank%d %ld\n", r, rss_growth);
+  ncclCommDestroy(comm);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,53 @@
+// PyTorch's own measurements (CUDA events) under `seer run` against Seer's documented models,
+// computed here from simcore: a bf16 matmul against the GEMM model, dist.all_reduce against
+// NCCL's cost model with Seer's calibration.
+
+#include "seer/simcore/gemm_model.h"
+#include "seer/simcore/gpu_spec.h"
+#include "seer/simcore/nccl/model.h"
+#include "torch_util.h"
+
+namespace seer::e2e::torch {
+namespace {
+
+using MatmulTest = TorchTest;
+using AllReduceTest = TorchTest;
+
+TEST_F(MatmulTest, Bf16TflopsAreTheGemmModels) {
+  const Outcome o = seer_torch("dgx-h100", "", python_command(example("matmul_bench.py")));
+  ASSERT_EQ(o.exit_code, 0) << o.describe();
+  const auto tflops = numbers(o.out, R"(([0-9.]+) TFLOP/s)");
+  ASSERT_EQ(tflops.size(), 1u) << o.describe();
+
+  sim::GemmShape s;
+  s.m = s.n = s.k = 8192;
+  s.a_type = s.c_type = s.compute_type = sim::DType::kBF16;
+  const auto h100 = sim::find_gpu("H100-SXM-80GB");
+  ASSERT_TRUE(h100.has_value());
+  const double expected = sim::gemm_time(*h100, s).achieved_flops / 1e12;
+  std::printf("[torch] matmul bf16 8192^3: %.1f TFLOP/s printed, GEMM model %.1f\n", tflops[0],
+              expected);
+  EXPECT_NEAR(tflops[0], expected, 0.02 * expected);
+}
+
+TEST_F(AllReduceTest, EightRanksTakeTheNcclModelsTime) {
+  constexpr uint64_t kBytes = 256ull << 20;
+  const Outcome o =
+      seer_torch("dgx-h100", "",
+                 torchrun(8, example("allreduce_bench.py"), {"--bytes", std::to_string(kBytes)}));
+  ASSERT_EQ(o.exit_code, 0) << o.describe();
+  const auto us = numbers(o.out, R"(ranks: ([0-9.]+) us)");
+  ASSERT_EQ(us.size(), 1u) << o.describe();
+
+  namespace nccl = sim::nccl;
+  const nccl::CommModel model(nccl::Topo::dgx_h100(1), nccl::default_version());
+  ASSERT_TRUE(model.ok()) << model.error();
+  const nccl::Choice c = model.choose(nccl::Func::kAllReduce, kBytes);
+  ASSERT_TRUE(c.ok) << c.error;
+  std::printf("[torch] all_reduce 256 MiB x 8: %.1f us printed, NCCL model %.1f us\n", us[0],
+              c.time_us);
+  EXPECT_NEAR(us[0], c.time_us, 0.05 * c.time_us);
+}
+
+}  // namespace
+}  // namespace seer::e2e::torch
