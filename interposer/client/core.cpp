@@ -261,29 +261,49 @@ void Core::account_cpu(ThreadState& ts) {
   }
 }
 
+void Core::raise_high_water(Time c) {
+  Time hw = high_water_.load(std::memory_order_relaxed);
+  while (c > hw && !high_water_.compare_exchange_weak(hw, c, std::memory_order_relaxed)) {
+  }
+}
+
 void Core::enter(ThreadState& ts, Time cost) {
+  const bool submitter = ts.submitter.load(std::memory_order_relaxed);
+  // An observer (e.g. a framework's watchdog polling events) sees the process' present: its own
+  // clock barely moves while it sleeps between polls. In modeled mode the submitting threads of a
+  // process share one timeline too: each call starts from the latest clock any of them reached,
+  // so host time flows from the thread that hands work over to the one that takes it (PyTorch's
+  // backward runs on an autograd thread while the main thread waits), and a thread's clock never
+  // depends on how long it sat idle in real time.
+  const bool join = !submitter || modeled();
   int expected = static_cast<int>(ThreadMode::kInApp);
   if (!ts.mode.compare_exchange_strong(expected, static_cast<int>(ThreadMode::kInSeer))) {
-    if (expected == static_cast<int>(ThreadMode::kParked)) resume(ts);
+    if (expected == static_cast<int>(ThreadMode::kParked)) {
+      if (join) {
+        ts.clock.store(std::max(ts.clock.load(std::memory_order_relaxed),
+                                high_water_.load(std::memory_order_relaxed)),
+                       std::memory_order_relaxed);
+      }
+      resume(ts);
+    }
     ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
   }
   account_cpu(ts);
   Time c = ts.clock.load(std::memory_order_relaxed);
-  // An observer (e.g. a framework's watchdog polling events) sees the process' present: its own
-  // clock barely moves while it sleeps between polls.
-  if (!ts.submitter.load(std::memory_order_relaxed)) {
-    c = std::max(c, high_water_.load(std::memory_order_relaxed));
-  }
-  ts.clock.store(c + cost, std::memory_order_relaxed);
+  if (join) c = std::max(c, high_water_.load(std::memory_order_relaxed));
+  if (modeled()) c += costs().clock_read() * static_cast<Time>(ts.reads_since_call);
+  ts.reads_since_call = 0;
+  c += cost;
+  ts.clock.store(c, std::memory_order_relaxed);
+  // The high-water mark stays at or above every submitter's clock, hence above any promise sent.
+  if (submitter) raise_high_water(c);
 }
 
 void Core::leave(ThreadState& ts) {
   // Time spent inside Seer (serializing, zero-filling host buffers) is not the program's.
   if (!modeled()) ts.cpu_mark = thread_cpu_ns();
-  const Time c = ts.clock.load(std::memory_order_relaxed);
-  Time hw = high_water_.load(std::memory_order_relaxed);
-  while (ts.submitter.load(std::memory_order_relaxed) && c > hw &&
-         !high_water_.compare_exchange_weak(hw, c, std::memory_order_relaxed)) {
+  if (ts.submitter.load(std::memory_order_relaxed)) {
+    raise_high_water(ts.clock.load(std::memory_order_relaxed));
   }
   ts.calls.store(ts.calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   ts.mode.store(static_cast<int>(ThreadMode::kInApp), std::memory_order_release);
@@ -532,17 +552,33 @@ int64_t Core::clock_read_ns(clockid_t clock) {
     ThreadState& ts = *tl_thread;
     account_cpu(ts);
     Time c = ts.clock.load(std::memory_order_relaxed);
-    if (!ts.submitter.load(std::memory_order_relaxed)) {
+    if (!ts.submitter.load(std::memory_order_relaxed) || modeled()) {
       c = std::max(c, high_water_.load(std::memory_order_relaxed));
     }
-    c += quantum;
-    ts.clock.store(c, std::memory_order_relaxed);
-    return base + c;
+    if (!modeled()) {
+      c += quantum;
+      ts.clock.store(c, std::memory_order_relaxed);
+      if (ts.submitter.load(std::memory_order_relaxed)) raise_high_water(c);
+      return base + c;
+    }
+    // Modeled mode: a read shows the clock plus one quantum per read since the thread's last
+    // call, so reads strictly increase and busy-wait loops end; the next call adds those quanta
+    // to the clock. A host wait (a sleep, a poll, a timed condition wait) drops them instead:
+    // how often a program reads the clock around such waits (an interpreter's thread hand-offs,
+    // a loop polling a socket) depends on the machine's scheduling, not on the program. (What a
+    // dropped read showed is still never shown again: readings never go back.)
+    const auto n = static_cast<Time>(++ts.reads_since_call);
+    ts.last_shown = std::max(ts.last_shown + quantum, c + quantum * n);
+    return base + ts.last_shown;
   }
   const Time v =
       std::max(tl_unregistered_last + quantum, high_water_.load(std::memory_order_relaxed));
   tl_unregistered_last = v;
   return base + v;
+}
+
+void Core::note_host_wait() {
+  if (tl_thread) tl_thread->reads_since_call = 0;
 }
 
 int64_t Core::clock_peek_ns(clockid_t clock) const {

@@ -60,6 +60,9 @@ class Core {
   int64_t clock_read_ns(clockid_t clock);
   // The same reading without advancing the thread's clock (timed waits convert deadlines).
   int64_t clock_peek_ns(clockid_t clock) const;
+  // The calling thread slept or waited for the outside world (timed_waits.cpp): the clock reads
+  // of its polling loop are not a busy wait on virtual time.
+  void note_host_wait();
 
   // For the launch-path benchmark: how many records were flushed.
   uint64_t records_sent() const { return records_sent_; }
@@ -72,6 +75,7 @@ class Core {
   void park_idle_threads();
   void resume(ThreadState& ts);
   void become_submitter(ThreadState& ts);
+  void raise_high_water(Time c);
   wire::Answer wait_answer(uint64_t id);
   void read_one_message();
   void dispatch(const wire::SessionMessage& m);

@@ -23,6 +23,8 @@ struct ThreadState {
   uint64_t calls_seen = 0;         // flusher: `calls` at its last look
   int64_t unchanged_since = 0;     // flusher: real ns since `calls` stopped moving
   int64_t cpu_mark = 0;            // thread CPU ns at the last accounting point
+  uint32_t reads_since_call = 0;   // modeled mode: clock reads not yet added to `clock`
+  int64_t last_shown = 0;          // modeled mode: the latest clock reading returned
   int device = 0;                  // current device (cudaSetDevice)
   int last_error = 0;              // cudaGetLastError / cudaPeekAtLastError
   bool registered = false;

@@ -5,11 +5,16 @@
 // remaining virtual interval is turned into the same interval of real time. Without this, a
 // simulation running behind real time makes every such wait return at once (watchdog threads spin)
 // and one running ahead makes it sleep far too long. Relative waits (nanosleep, poll, epoll_wait,
-// select) already use real time and are left alone.
+// select) already use real time and are left alone. Every wait here also tells the core that the
+// thread waited for the world outside the simulation: clock reads around such waits (a polling
+// loop on a socket or a file) do not move virtual time in modeled mode.
 
 #include <dlfcn.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 
 #include <cstdint>
 #include <ctime>
@@ -54,6 +59,7 @@ timespec from_ns(int64_t ns) {
 
 // The real deadline, on the same clock, that leaves as much real time as `abs` leaves virtual time.
 timespec real_deadline(clockid_t clock, const timespec* abs) {
+  Core::instance().note_host_wait();
   int64_t remaining = to_ns(*abs) - Core::instance().clock_peek_ns(clock);
   if (remaining < 0) remaining = 0;
   return from_ns(seer::client::real_clock_ns(clock) + remaining);
@@ -143,11 +149,47 @@ __attribute__((visibility("default"))) int pthread_mutex_clocklock(pthread_mutex
   return real(mutex, clock, &deadline);
 }
 
+// Relative sleeps and readiness waits keep real time; they only tell the core that the thread
+// waited for something outside the simulation (see Core::note_host_wait).
+__attribute__((visibility("default"))) int nanosleep(const timespec* request, timespec* remain) {
+  static auto real = next<int (*)(const timespec*, timespec*)>("nanosleep");
+  Core::instance().note_host_wait();
+  return real(request, remain);
+}
+
+__attribute__((visibility("default"))) int poll(pollfd* fds, nfds_t n, int timeout_ms) {
+  static auto real = next<int (*)(pollfd*, nfds_t, int)>("poll");
+  Core::instance().note_host_wait();
+  return real(fds, n, timeout_ms);
+}
+
+__attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t n, const timespec* timeout,
+                                                 const sigset_t* mask) {
+  static auto real = next<int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*)>("ppoll");
+  Core::instance().note_host_wait();
+  return real(fds, n, timeout, mask);
+}
+
+__attribute__((visibility("default"))) int select(int n, fd_set* r, fd_set* w, fd_set* e,
+                                                  timeval* timeout) {
+  static auto real = next<int (*)(int, fd_set*, fd_set*, fd_set*, timeval*)>("select");
+  Core::instance().note_host_wait();
+  return real(n, r, w, e, timeout);
+}
+
+__attribute__((visibility("default"))) int epoll_wait(int epfd, epoll_event* events, int max,
+                                                      int timeout_ms) {
+  static auto real = next<int (*)(int, epoll_event*, int, int)>("epoll_wait");
+  Core::instance().note_host_wait();
+  return real(epfd, events, max, timeout_ms);
+}
+
 __attribute__((visibility("default"))) int clock_nanosleep(clockid_t clock, int flags,
                                                            const timespec* request,
                                                            timespec* remain) {
   static auto real = next<int (*)(clockid_t, int, const timespec*, timespec*)>("clock_nanosleep");
   if (!(flags & TIMER_ABSTIME) || missing(request) || !active(clock)) {
+    Core::instance().note_host_wait();
     return real(clock, flags, request, remain);
   }
   const timespec deadline = real_deadline(clock, request);
