@@ -647,9 +647,10 @@ void SessionServer::advance() {
     last_progress_ = std::chrono::steady_clock::now();
     hang_reported_ = false;
   }
-  if (!aborted_ && !engine_.next_event_time() &&
-      (!waits_.empty() || !comm_requests_.empty() || !payload_waits_.empty()) &&
-      everyone_blocked()) {
+  if (aborted_ || engine_.next_event_time() || !everyone_blocked()) return;
+  if (!payload_waits_.empty()) {
+    abandon_payload_waits();
+  } else if (!waits_.empty() || !comm_requests_.empty()) {
     report_deadlock("");
   }
 }
@@ -788,6 +789,25 @@ void SessionServer::send_result(const PayloadResult& r) {
   c.unacked.emplace_back(c.answers_sent, kNever);
   send(c, m);
   answer_payload_waits(c);
+}
+
+// Every rank waits and nothing can complete, and some wait for the bytes of a collective or
+// receive that a peer has not called yet: on a real GPU that wait is on the stream, not on the
+// host, and the peer would go on. Those waits end now without the bytes (the client keeps what
+// the buffer held); a collective that is really never called is still found as a deadlock
+// when the rank synchronizes.
+void SessionServer::abandon_payload_waits() {
+  for (const PayloadWaitRequest& w : payload_waits_) {
+    Client& c = *clients_[static_cast<size_t>(w.client)];
+    answer(c, w.id, w.t, true, w.t);
+  }
+  payload_waits_.clear();
+  ++payload_waits_abandoned_;
+  if (payload_waits_abandoned_ == 1) {
+    problems_.push_back(
+        "a rank used the output of a collective or receive before its peers had called it, while "
+        "every rank waited; Seer let it go on without those bytes (interposer/client/PAYLOAD.md)");
+  }
 }
 
 void SessionServer::handle_payload_wait(Client& c, const wire::Request& r) {

@@ -88,6 +88,7 @@ class SessionServer : public sim::WaitListener {
   void handle_hello(Client& c, const wire::Hello& hello);
   void handle_batch(Client& c, const wire::Batch& batch);
   void count_rank(Client& c);
+  void abandon_payload_waits();
   void apply_record(Client& c, const wire::Record& r);
   void handle_request(Client& c, const wire::Request& r);
   void send(Client& c, const wire::SessionMessage& m);
@@ -124,6 +125,7 @@ class SessionServer : public sim::WaitListener {
   int next_anonymous_ = 0;
   int expected_ranks_ = 0;
   int joined_ranks_ = 0;
+  uint64_t payload_waits_abandoned_ = 0;
   std::map<int, int> used_keys_;
   std::vector<std::string> problems_;
   CommRegistry comms_;
