@@ -12,23 +12,9 @@
 
 namespace {
 
-bool virtualized(clockid_t c) {
-  switch (c) {
-    case CLOCK_REALTIME:
-    case CLOCK_MONOTONIC:
-    case CLOCK_MONOTONIC_RAW:
-    case CLOCK_REALTIME_COARSE:
-    case CLOCK_MONOTONIC_COARSE:
-    case CLOCK_BOOTTIME:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool use_virtual(clockid_t c) {
   seer::client::Core& core = seer::client::Core::instance();
-  return virtualized(c) && core.joined() && !core.forked_child();
+  return seer::client::virtualized_clock(c) && core.joined() && !core.forked_child();
 }
 
 // glibc declares these pointers nonnull, but programs pass null anyway; hide the check from the

@@ -7,6 +7,22 @@
 
 namespace seer::client {
 
+// The clocks Seer virtualizes once a process has joined (wall, monotonic and boot time); CPU-time
+// clocks stay real.
+inline bool virtualized_clock(clockid_t c) {
+  switch (c) {
+    case CLOCK_REALTIME:
+    case CLOCK_MONOTONIC:
+    case CLOCK_MONOTONIC_RAW:
+    case CLOCK_REALTIME_COARSE:
+    case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Real clocks, read without going through our own clock_gettime interposer.
 int64_t real_clock_ns(clockid_t clock);
 inline int64_t real_monotonic_ns() { return real_clock_ns(CLOCK_MONOTONIC); }

@@ -26,23 +26,9 @@ namespace {
 
 using seer::client::Core;
 
-bool virtualized(clockid_t c) {
-  switch (c) {
-    case CLOCK_REALTIME:
-    case CLOCK_MONOTONIC:
-    case CLOCK_MONOTONIC_RAW:
-    case CLOCK_REALTIME_COARSE:
-    case CLOCK_MONOTONIC_COARSE:
-    case CLOCK_BOOTTIME:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool active(clockid_t c) {
   Core& core = Core::instance();
-  return virtualized(c) && core.joined() && !core.forked_child();
+  return seer::client::virtualized_clock(c) && core.joined() && !core.forked_child();
 }
 
 // glibc declares the deadline nonnull; hide the check from the optimizer so it is kept.

@@ -2,6 +2,7 @@
 
 #include "core.h"
 #include "cuda_state.h"
+#include "ops.h"
 
 namespace seer::cublas {
 
@@ -140,13 +141,10 @@ cublasStatus_t enqueue(const void* stream, const LibraryOp& op) {
   l->set_compute(op.compute);
   l->set_gemm(op.gemm);
   l->set_bytes(op.bytes);
-  // What cudart's submit() does: the op is the stream's next one.
   PodRecord r;
   r.type = PodRecord::kLibrary;
-  r.t = ts.clock.load(std::memory_order_relaxed);
   r.library = l;
-  ++s->submitted;
-  core.add_record(ts, r);
+  seer::client::ops::submit(ts, s, r);
   return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core.h"
 #include "cuda_state.h"
+#include "ops.h"
 
 namespace seer::cudnn {
 
@@ -40,13 +41,10 @@ cudnnStatus_t enqueue(const void* stream, const std::vector<LibraryOp>& ops) {
     l->set_compute(op.compute);
     l->set_gemm(op.gemm);
     l->set_bytes(op.bytes);
-    // What cudart's submit() does: the op is the stream's next one.
     PodRecord r;
     r.type = PodRecord::kLibrary;
-    r.t = ts.clock.load(std::memory_order_relaxed);
     r.library = l;
-    ++s->submitted;
-    core.add_record(ts, r);
+    seer::client::ops::submit(ts, s, r);
   }
   return CUDNN_STATUS_SUCCESS;
 }

@@ -1,4 +1,5 @@
-// Device code the image-parsing tests compile with nvcc (cubin, fat binary, PTX).
+// Device code the image-parsing tests compile with nvcc (cubin, fat binary, PTX), and the driver
+// e2e program loads as a cubin (tests/e2e_driver).
 __device__ float g_table[256];
 __constant__ int c_values[4];
 
