@@ -115,7 +115,8 @@ std::string summary_json(const Session& session, const SessionResult& result,
     procs.push_back({{"process", p.process},
                      {"rank", p.rank},
                      {"label", process_label(session, d, p.process)},
-                     {"exited_normally", p.said_goodbye}});
+                     {"exited_normally", p.said_goodbye},
+                     {"submitted_work", p.submitted_work}});
   }
   j["processes"] = procs;
   ordered_json gpus = ordered_json::array();

@@ -1,5 +1,6 @@
 // The report printed after `seer run`.
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -158,8 +159,16 @@ void print_report(std::ostream& out, const Session& session, const SessionResult
       << " x " << c.gpus_per_node << " " << c.gpu.name << " (" << c.source << ")\n";
   out << "host time    " << host_time_name(session.options().host_time) << "\n";
   out << "program      " << run.exit_description << "\n";
+  const auto workers =
+      static_cast<size_t>(std::count_if(result.processes.begin(), result.processes.end(),
+                                        [](const ProcessInfo& p) { return p.submitted_work; }));
+  const size_t others = result.processes.size() - workers;
   out << "ranks        " << result.processes.size() << " process"
-      << (result.processes.size() == 1 ? "" : "es") << " joined the simulation\n";
+      << (result.processes.size() == 1 ? "" : "es") << " joined the simulation";
+  if (others > 0 && workers > 0) {
+    out << " (" << others << " only asked about devices: a launcher or a compile worker)";
+  }
+  out << "\n";
   out << "simulated    " << human_time(s.gpu_end_ns) << " (end of the last GPU op)\n";
   print_steps(out, d.steps);
   print_gpus(out, session, d);

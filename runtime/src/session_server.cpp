@@ -377,6 +377,7 @@ void SessionServer::handle_batch(Client& c, const wire::Batch& batch) {
   // (a launcher counting devices does the same) and the session waits for it.
   if (batch.records_size() > 0) {
     c.submitted = true;
+    c.info.submitted_work = true;
     count_rank(c);
   }
   for (const wire::Record& r : batch.records()) apply_record(c, r);
@@ -496,6 +497,7 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
     default:
       ok = false;
   }
+  activity_.on_record(p, r, ok);
   if (!ok) {
     problems_.push_back("process " + std::to_string(c.info.pid) +
                         " sent a record naming an unknown stream or GPU (ignored)");
@@ -522,6 +524,10 @@ void SessionServer::handle_request(Client& c, const wire::Request& r) {
   }
   if (r.body_case() == wire::Request::kPayloadWait) {
     handle_payload_wait(c, r);
+    return;
+  }
+  if (r.body_case() == wire::Request::kActivity) {
+    handle_activity(c, r);
     return;
   }
   if (r.body_case() == wire::Request::kResume) {
@@ -571,6 +577,22 @@ void SessionServer::on_wait_done(uint64_t token, Time completion) {
   } else {
     answer(c, r.id(), r.t(), completion <= r.t(), completion);
   }
+}
+
+// CUPTI replacement: the times the tracker has, at once (the client synchronized first).
+void SessionServer::handle_activity(Client& c, const wire::Request& r) {
+  wire::SessionMessage m;
+  wire::Answer* a = m.mutable_answer();
+  a->set_id(r.id());
+  a->set_t(r.t());
+  a->set_ready(true);
+  for (wire::OpTime& t : activity_.query(c.process, r.activity().track(), engine_)) {
+    *a->add_op_times() = std::move(t);
+  }
+  c.info.last_time = std::max(c.info.last_time, r.t());
+  ++c.answers_sent;
+  c.unacked.emplace_back(c.answers_sent, r.t());
+  send(c, m);
 }
 
 void SessionServer::answer(Client& c, uint64_t id, Time t, bool ready, Time completion) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "activity_tracker.h"
 #include "comm_registry.h"
 #include "payload_exchange.h"
 #include "proto/frame.h"
@@ -102,6 +103,7 @@ class SessionServer : public sim::WaitListener {
   void handle_comm_init(Client& c, const wire::Request& r);
   void handle_simulate(Client& c, const wire::Request& r);
   void handle_payload_wait(Client& c, const wire::Request& r);
+  void handle_activity(Client& c, const wire::Request& r);
   void exchange_payloads(Client& c, const wire::Collective& col);
   void send_result(const PayloadResult& r);
   void answer_payload_waits(Client& c);
@@ -131,6 +133,7 @@ class SessionServer : public sim::WaitListener {
   CommRegistry comms_;
   std::map<std::pair<int, uint64_t>, PendingCommRequest> comm_requests_;
   PayloadExchange payloads_;
+  ActivityTracker activity_;
   std::vector<PayloadWaitRequest> payload_waits_;
   int64_t payload_max_bytes_ = 0;
   bool aborted_ = false;

@@ -357,7 +357,7 @@ TEST_F(ScriptedSession, SummaryJson) {
   EXPECT_EQ(
       s["processes"],
       json::parse(
-          R"j([{"process":0,"rank":0,"label":"rank 0 (node 0, GPU 0)","exited_normally":true}])j"));
+          R"j([{"process":0,"rank":0,"label":"rank 0 (node 0, GPU 0)","exited_normally":true,"submitted_work":true}])j"));
   ASSERT_EQ(s["gpus"].size(), 1u);
   const json& g = s["gpus"][0];
   EXPECT_EQ(g["gpu"], 0);

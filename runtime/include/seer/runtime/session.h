@@ -59,7 +59,8 @@ struct ProcessInfo {
   int pid = 0;
   std::string program;
   bool said_goodbye = false;
-  int64_t last_time = 0;  // the latest virtual time it reported
+  bool submitted_work = false;  // sent GPU work (a process that only asked questions did not)
+  int64_t last_time = 0;        // the latest virtual time it reported
 };
 
 // One NVTX call of the program (see wire.proto Nvtx), at its thread's virtual time.
