@@ -1,5 +1,6 @@
 #include "core.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -219,7 +220,6 @@ bool Core::join_locked() {
     std::fprintf(stderr, "seer: %s\n", welcome_.error().c_str());
     return false;
   }
-  park_after_ns_ = welcome_.park_after_ms() * 1000000;
   for (clockid_t c : {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
                       CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME}) {
     clock_base_[c] = real_clock_ns(c);
@@ -522,6 +522,12 @@ void Core::read_one_message() {
 void Core::dispatch(const wire::SessionMessage& m) {
   // The session prints the reason in its report; each rank just says why it stops.
   if (m.has_fatal()) die("this rank was stopped by the session (see seer's report)");
+  if (m.body_case() == wire::SessionMessage::kPark) {
+    park_requested_.store(true, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    wake_flusher_locked();
+    return;
+  }
   if (!m.has_answer()) return;
   const wire::Answer& a = m.answer();
   {
@@ -591,8 +597,13 @@ int64_t Core::clock_peek_ns(clockid_t clock) const {
   return base + std::max(tl_unregistered_last, hw);
 }
 
+// Parks the threads that sit outside Seer, when the session asked (it is stuck on this process'
+// promise: see SessionServer::request_parking). A thread that made a call within the last
+// kBusyNs is at work, not waiting, and is left alone.
 void Core::park_idle_threads() {
+  constexpr int64_t kBusyNs = 10'000'000;
   const int64_t now = real_monotonic_ns();
+  const bool asked = park_requested_.exchange(false, std::memory_order_relaxed);
   for (ThreadState* ts : threads_) {
     const uint64_t calls = ts->calls.load(std::memory_order_relaxed);
     if (calls != ts->calls_seen) {
@@ -600,11 +611,25 @@ void Core::park_idle_threads() {
       ts->unchanged_since = now;
       continue;
     }
+    if (!asked) continue;
     if (ts->mode.load(std::memory_order_acquire) != static_cast<int>(ThreadMode::kInApp)) continue;
-    if (now - ts->unchanged_since < park_after_ns_) continue;
+    if (now - ts->unchanged_since < kBusyNs) continue;
     int expected = static_cast<int>(ThreadMode::kInApp);
     ts->mode.compare_exchange_strong(expected, static_cast<int>(ThreadMode::kParked));
   }
+}
+
+// Reads what the session sent while no thread waits for an answer (a park request).
+void Core::read_unasked_messages() {
+  if (!read_mu_.try_lock()) return;  // a waiting thread reads them
+  pollfd p{fd_, POLLIN, 0};
+  bool read = false;
+  while (fd_ >= 0 && real_poll(&p, 1, 0) > 0 && (p.revents & POLLIN)) {
+    read_one_message();
+    read = true;
+  }
+  read_mu_.unlock();
+  if (read) answer_cv_.notify_all();
 }
 
 // Sends what changed (records, the promise, whether every thread is blocked, answers read) once
@@ -634,6 +659,9 @@ void Core::flusher_loop() {
       continue;
     }
     flusher_dozing_.store(false, std::memory_order_relaxed);
+    lock.unlock();
+    read_unasked_messages();
+    lock.lock();
     park_idle_threads();
     if (changed_locked()) {
       flush_locked(nullptr);

@@ -73,6 +73,7 @@ class Core {
   void flush_locked(const wire::Request* request);
   void flusher_loop();
   void park_idle_threads();
+  void read_unasked_messages();
   void resume(ThreadState& ts);
   void become_submitter(ThreadState& ts);
   void raise_high_water(Time c);
@@ -92,8 +93,8 @@ class Core {
   std::mutex join_mu_;
   int fd_ = -1;
   wire::Welcome welcome_;
-  int64_t park_after_ns_ = 0;
-  int64_t clock_base_[16] = {};  // real ns of each clock id when the process joined
+  std::atomic<bool> park_requested_{false};  // the session asked to park idle threads
+  int64_t clock_base_[16] = {};              // real ns of each clock id when the process joined
 
   // batch_mu_ guards the pending records, the thread list and the socket's write side.
   mutable std::mutex batch_mu_;

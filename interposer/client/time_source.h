@@ -1,5 +1,6 @@
 #pragma once
 
+#include <poll.h>
 #include <pthread.h>
 
 #include <cstdint>
@@ -29,6 +30,8 @@ inline int64_t real_monotonic_ns() { return real_clock_ns(CLOCK_MONOTONIC); }
 inline int64_t thread_cpu_ns() { return real_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 // The libc implementation of clock_gettime (resolved with RTLD_NEXT).
 int real_clock_gettime(clockid_t clock, timespec* ts);
+// libc's poll, for Seer's own socket checks (timed_waits.cpp interposes the public one).
+int real_poll(pollfd* fds, nfds_t n, int timeout_ms);
 // libc's pthread_cond_clockwait, for Seer's own waits on real deadlines (timed_waits.cpp
 // interposes the public one).
 int real_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex, clockid_t clock,

@@ -70,6 +70,11 @@ Fn next(const char* name) {
 
 namespace seer::client {
 
+int real_poll(pollfd* fds, nfds_t n, int timeout_ms) {
+  static auto real = next<int (*)(pollfd*, nfds_t, int)>("poll");
+  return real(fds, n, timeout_ms);
+}
+
 int real_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex, clockid_t clock,
                         const timespec* abs) {
   static auto real = next<int (*)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*)>(
@@ -144,9 +149,8 @@ __attribute__((visibility("default"))) int nanosleep(const timespec* request, ti
 }
 
 __attribute__((visibility("default"))) int poll(pollfd* fds, nfds_t n, int timeout_ms) {
-  static auto real = next<int (*)(pollfd*, nfds_t, int)>("poll");
   Core::instance().note_host_wait();
-  return real(fds, n, timeout_ms);
+  return seer::client::real_poll(fds, n, timeout_ms);
 }
 
 __attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t n, const timespec* timeout,

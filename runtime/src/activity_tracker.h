@@ -24,9 +24,9 @@ class ActivityTracker {
 
  private:
   struct StreamOps {
-    uint64_t records = 0;       // records carrying this stream (the client's ordinal)
-    uint64_t ops = 0;           // of which the engine runs as ops
-    uint64_t skip = 0;          // ops submitted before tracking began, not yet seen by scan()
+    uint64_t records = 0;          // records carrying this stream (the client's ordinal)
+    uint64_t ops = 0;              // of which the engine runs as ops
+    uint64_t skip = 0;             // ops submitted before tracking began, not yet seen by scan()
     std::deque<uint64_t> waiting;  // ordinals of tracked ops not yet started
   };
   struct Process {

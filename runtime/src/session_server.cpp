@@ -859,6 +859,26 @@ void SessionServer::answer_payload_waits(Client& c) {
   }
 }
 
+// Ranks wait for simulated work that cannot complete because some process, outside Seer (in MPI,
+// in a socket read), still promises an earlier time: after park_after ms without progress, such
+// processes are asked to park their idle threads. Only a stuck simulation parks anyone, so a run
+// in which nobody waits for a rank outside CUDA never depends on real time.
+void SessionServer::request_parking(double idle_s) {
+  if (waits_.empty() && payload_waits_.empty()) return;
+  if (parking_requested_ && *parking_requested_ == last_progress_) return;
+  const int64_t after_ms = options_.host_time == HostTime::kModeled ? options_.park_after_ms_modeled
+                                                                    : options_.park_after_ms;
+  if (idle_s * 1000 < static_cast<double>(after_ms)) return;
+  parking_requested_ = last_progress_;
+  wire::SessionMessage m;
+  m.set_park(true);
+  for (const auto& c : clients_) {
+    if (c->gone || c->info.said_goodbye || !c->welcomed || c->all_blocked) continue;
+    if (effective_promise(*c, false) == kNever) continue;
+    send(*c, m);
+  }
+}
+
 void SessionServer::report_deadlock(const std::string& extra) {
   std::string msg = "deadlock: every rank waits and no simulated work can complete.";
   for (const auto& [token, pr] : waits_) {
@@ -894,6 +914,7 @@ void SessionServer::check_stuck() {
   if (waits_.empty() && comm_requests_.empty() && payload_waits_.empty()) return;
   const double idle =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - last_progress_).count();
+  request_parking(idle);
   // Every rank waits in Seer or has been outside CUDA for long (parked, e.g. blocked in MPI
   // waiting for a rank that waits in Seer): after a grace period this is a deadlock too.
   if (!aborted_ && idle >= options_.deadlock_grace_s && safe_time() == kNever &&

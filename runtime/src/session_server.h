@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -99,6 +100,7 @@ class SessionServer : public sim::WaitListener {
   sim::Time safe_time() const;
   void advance();
   void check_stuck();
+  void request_parking(double idle_s);
   void report_deadlock(const std::string& extra);
   void handle_comm_init(Client& c, const wire::Request& r);
   void handle_simulate(Client& c, const wire::Request& r);
@@ -128,6 +130,8 @@ class SessionServer : public sim::WaitListener {
   int expected_ranks_ = 0;
   int joined_ranks_ = 0;
   uint64_t payload_waits_abandoned_ = 0;
+  // last_progress_ when processes were last asked to park (once per stuck stretch).
+  std::optional<std::chrono::steady_clock::time_point> parking_requested_;
   std::map<int, int> used_keys_;
   std::vector<std::string> problems_;
   CommRegistry comms_;

@@ -272,11 +272,11 @@ TEST(Determinism, SingleProcessWithJitter) {
   EXPECT_EQ(read_file(a.file("out/summary.json")), read_file(b.file("out/summary.json")));
 }
 
-// DISABLED: Seer bug. A thread's virtual clock starts at the process's high-water clock at the
-// real moment of the thread's first CUDA call, so where a new thread starts in virtual time
-// depends on how far the other threads got in real time: with two worker threads
-// (programs/threads.cu) the printed times differ from run to run in --host-time modeled, even
-// without injected jitter (10 runs gave 5 different outputs).
+// DISABLED: known gap. In modeled mode the threads of a process that submit GPU work share one
+// timeline (each call starts from the latest clock any of them reached), so two worker threads
+// submitting at the same time (programs/threads.cu) interleave their calls, and their times, in
+// whatever order the machine runs them: the printed times differ from run to run. (PyTorch's main
+// and autograd threads take turns and are deterministic: tests/e2e_torch/determinism_test.cpp.)
 TEST(Determinism, DISABLED_MultiThreadedProgram) {
   std::map<std::string, std::string> first;
   for (const Env& env : std::vector<Env>{{}, {}, {}, {{"SEER_TEST_JITTER_US", "2000"}}}) {

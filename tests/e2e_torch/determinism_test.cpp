@@ -1,8 +1,6 @@
-// With --host-time modeled, the same PyTorch run twice gives the same virtual results. One process
-// (main thread plus autograd, watchdog and other framework threads): byte-identical summary.json.
-// Two ranks under torchrun: byte-identical training steps and kernel table; what happens before
-// the first step (ranks waiting for each other in torchrun's TCPStore rendezvous, outside CUDA) can
-// still shift the start-up collectives, as README "Known gaps" says.
+// With --host-time modeled, the same PyTorch run twice gives byte-identical summary.json: one
+// process (main thread plus autograd, watchdog and other framework threads), and two ranks under
+// torchrun (whose start-up waits for each other in the TCPStore, outside CUDA).
 
 #include "torch_util.h"
 
@@ -11,14 +9,17 @@ namespace {
 
 using DeterminismTest = TorchTest;
 
-const std::vector<std::string> kLlama = {"--model", "tiny", "--seq-len", "512", "--steps", "3"};
+std::vector<std::string> llama_args(bool ddp) {
+  std::vector<std::string> args = {"--model", "tiny", "--seq-len", "512", "--steps", "3"};
+  if (ddp) args.push_back("--ddp");
+  return args;
+}
 
-TEST_F(DeterminismTest, OneProcessModeledRerunsGiveIdenticalSummaries) {
+void expect_identical_reruns(const std::vector<std::string>& command) {
   std::string summaries[2];
   for (std::string& summary : summaries) {
     TempDir out;
-    const Outcome o =
-        seer_torch("dgx-h100", out.path(), python_command(example("train_llama.py"), kLlama));
+    const Outcome o = seer_torch("dgx-h100", out.path(), command);
     ASSERT_EQ(o.exit_code, 0) << o.describe();
     summary = read_file(out.file("summary.json"));
   }
@@ -26,29 +27,12 @@ TEST_F(DeterminismTest, OneProcessModeledRerunsGiveIdenticalSummaries) {
   EXPECT_TRUE(summaries[0] == summaries[1]) << "the two runs' summary.json differ";
 }
 
-TEST_F(DeterminismTest, TwoRankModeledRerunsGiveIdenticalSteps) {
-  nlohmann::json summaries[2];
-  std::vector<std::string> args = kLlama;
-  args.push_back("--ddp");
-  for (nlohmann::json& summary : summaries) {
-    TempDir out;
-    const Outcome o =
-        seer_torch("dgx-h100", out.path(), torchrun(2, example("train_llama.py"), args));
-    ASSERT_EQ(o.exit_code, 0) << o.describe();
-    summary = read_json(out.file("summary.json"));
-  }
-  // Step durations, not their absolute start: a shifted start-up moves every step as a whole.
-  const auto durations = [](const nlohmann::json& summary) {
-    nlohmann::json d = summary["steps"];
-    for (nlohmann::json& step : d["per_step"]) {
-      step.erase("start_ns");
-      step.erase("end_ns");
-    }
-    return d.dump();
-  };
-  ASSERT_EQ(summaries[0]["steps"].value("count", 0), 3);
-  EXPECT_EQ(durations(summaries[0]), durations(summaries[1]));
-  EXPECT_EQ(summaries[0]["kernels"].dump(), summaries[1]["kernels"].dump());
+TEST_F(DeterminismTest, OneProcessModeledRerunsGiveIdenticalSummaries) {
+  expect_identical_reruns(python_command(example("train_llama.py"), llama_args(false)));
+}
+
+TEST_F(DeterminismTest, TwoRankModeledRerunsGiveIdenticalSummaries) {
+  expect_identical_reruns(torchrun(2, example("train_llama.py"), llama_args(true)));
 }
 
 }  // namespace

@@ -20,10 +20,11 @@ struct SessionOptions {
   ClusterSpec cluster;
   HostTime host_time = HostTime::kMeasured;
   sim::HostCosts costs;
-  // A thread outside Seer this long (real ms) is parked: excluded from its process' promise so
-  // ranks waiting for each other outside CUDA (MPI) cannot stall the simulation. When it comes
-  // back its clock catches up with the simulation, which depends on real timing: modeled mode,
-  // whose results must not, waits much longer before parking.
+  // When ranks wait for simulated work that cannot complete because a process outside Seer (in MPI,
+  // in a socket read) still holds virtual time back, after this long (real ms) without progress
+  // that process' idle threads are parked: excluded from its promise until they call again, when
+  // their clock catches up with the simulation (which depends on real timing). Modeled mode waits
+  // longer.
   int64_t park_after_ms = 100;
   int64_t park_after_ms_modeled = 400;
   // Real seconds without simulated progress while a rank waits before a hang warning is printed.
