@@ -13,8 +13,7 @@
 namespace {
 
 bool use_virtual(clockid_t c) {
-  seer::client::Core& core = seer::client::Core::instance();
-  return seer::client::virtualized_clock(c) && core.joined() && !core.forked_child();
+  return seer::client::virtualized_clock(c) && seer::client::Core::virtual_time_active();
 }
 
 // glibc declares these pointers nonnull, but programs pass null anyway; hide the check from the

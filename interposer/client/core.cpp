@@ -165,6 +165,8 @@ void to_wire(const PodRecord& p, wire::Record* r) {
 
 }  // namespace
 
+std::atomic<bool> Core::active_{false};
+
 Core& Core::instance() {
   static Core* core = new Core();  // never destroyed: used until the very end of exit
   return *core;
@@ -229,6 +231,7 @@ bool Core::join_locked() {
   pthread_atfork(nullptr, nullptr, &Core::at_fork_child);
   std::atexit(&Core::at_exit);
   joined_.store(true, std::memory_order_release);
+  active_.store(true, std::memory_order_release);
   std::thread([this] { flusher_loop(); }).detach();
   return true;
 }
@@ -698,6 +701,7 @@ void Core::at_exit() {
 }
 
 void Core::at_fork_child() {
+  active_.store(false, std::memory_order_release);
   Core& core = instance();
   core.forked_child_ = true;
   core.shut_down_.store(true, std::memory_order_release);

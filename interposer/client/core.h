@@ -30,6 +30,10 @@ class Core {
   // after the process started exiting.
   bool ensure_joined();
   bool joined() const { return joined_.load(std::memory_order_acquire); }
+  // Whether this process has joined a session and is not a forked child, without constructing the
+  // Core: the clock and wait interposers run from any context (the sanitizers' allocator reads
+  // the clock, static constructors sleep).
+  static bool virtual_time_active() { return active_.load(std::memory_order_acquire); }
   bool shut_down() const { return shut_down_.load(std::memory_order_acquire); }
   bool forked_child() const { return forked_child_; }
   const wire::Welcome& welcome() const { return welcome_; }
@@ -62,7 +66,7 @@ class Core {
   int64_t clock_peek_ns(clockid_t clock) const;
   // The calling thread slept or waited for the outside world (timed_waits.cpp): the clock reads
   // of its polling loop are not a busy wait on virtual time.
-  void note_host_wait();
+  static void note_host_wait();
 
   // For the launch-path benchmark: how many records were flushed.
   uint64_t records_sent() const { return records_sent_; }
@@ -87,6 +91,7 @@ class Core {
   static void at_exit();
 
   std::atomic<bool> joined_{false};
+  static std::atomic<bool> active_;  // joined, not shut down by a fork
   std::atomic<bool> shut_down_{false};
   bool join_failed_ = false;
   bool forked_child_ = false;

@@ -1,3 +1,4 @@
+#include "activity.h"
 #include "ops.h"
 
 namespace seer::client::ops {
@@ -12,6 +13,7 @@ cudaError_t not_joined_error() {
 void submit(ThreadState& ts, StreamObj* s, PodRecord& r) {
   r.t = ts.clock.load(std::memory_order_relaxed);
   ++s->submitted;
+  activity::note_submit(ts, *s, r);
   Core::instance().add_record(ts, r);
 }
 

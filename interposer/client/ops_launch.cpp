@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "graph.h"
 #include "ops.h"
 
 namespace seer::client::ops {
@@ -44,8 +45,7 @@ cudaError_t launch(ThreadState& ts, const void* func, const LaunchDims& d, const
   r.dims[4] = d.block[1];
   r.dims[5] = d.block[2];
   r.dims[6] = static_cast<uint32_t>(d.shmem);
-  submit(ts, s, r);
-  return cudaSuccess;
+  return graph::submit(ts, s, r);
 }
 
 // Limited by threads, blocks, shared memory and (when known) registers per SM.

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "graph.h"
 #include "ops.h"
 #include "payload.h"
 
@@ -74,9 +75,11 @@ void note(ThreadState& ts, PodRecord::Type type, int gpu, uint64_t address, uint
   Core::instance().add_record(ts, r);
 }
 
-// One copy record of `bytes` on the stream; blocks for a synchronous non-D2D copy.
+// One copy record of `bytes` on the stream; blocks for a synchronous non-D2D copy. `effect`
+// moves the bytes (now, or at each replay of a capture).
 cudaError_t record_copy(ThreadState& ts, wire::CopyKind ck, uint64_t bytes, bool pinned,
-                        int src_gpu, int dst_gpu, const void* stream, bool async, bool per_thread) {
+                        int src_gpu, int dst_gpu, const void* stream, bool async, bool per_thread,
+                        const std::function<void()>& effect) {
   StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
   if (!s) return cudaErrorInvalidResourceHandle;
   PodRecord r;
@@ -87,9 +90,10 @@ cudaError_t record_copy(ThreadState& ts, wire::CopyKind ck, uint64_t bytes, bool
   r.flag_a = pinned;
   r.i0 = src_gpu;
   r.i1 = dst_gpu;
-  submit(ts, s, r);
+  const bool captured = graph::capturing(s);
+  if (cudaError_t e = graph::submit(ts, s, r, effect); e != cudaSuccess) return e;
   // A blocking cudaMemcpy returns when the copy is done, except device-to-device ones.
-  if (!async && ck != wire::COPY_D2D && ck != wire::COPY_PEER) sync_stream(ts, s);
+  if (!async && !captured && ck != wire::COPY_D2D && ck != wire::COPY_PEER) sync_stream(ts, s);
   return cudaSuccess;
 }
 
@@ -138,8 +142,8 @@ cudaError_t copy(ThreadState& ts, void* dst, const void* src, size_t n, cudaMemc
   if (!CudaState::instance().resolve_stream(ts, stream, per_thread)) {
     return cudaErrorInvalidResourceHandle;
   }
-  Payload::instance().copy(dst, src, n, ck);
-  return record_copy(ts, ck, n, pinned, src_gpu, dst_gpu, stream, async, per_thread);
+  return record_copy(ts, ck, n, pinned, src_gpu, dst_gpu, stream, async, per_thread,
+                     [=] { Payload::instance().copy(dst, src, n, ck); });
 }
 
 cudaError_t copy_2d(ThreadState& ts, void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -158,12 +162,14 @@ cudaError_t copy_2d(ThreadState& ts, void* dst, size_t dpitch, const void* src, 
   if (!CudaState::instance().resolve_stream(ts, stream, per_thread)) {
     return cudaErrorInvalidResourceHandle;
   }
-  for (size_t row = 0; row < height; ++row) {
-    Payload::instance().copy(static_cast<char*>(dst) + row * dpitch,
-                             static_cast<const char*>(src) + row * spitch, width, ck);
-  }
+  auto effect = [=] {
+    for (size_t row = 0; row < height; ++row) {
+      Payload::instance().copy(static_cast<char*>(dst) + row * dpitch,
+                               static_cast<const char*>(src) + row * spitch, width, ck);
+    }
+  };
   return record_copy(ts, ck, uint64_t{width} * height, pinned, src_gpu, dst_gpu, stream, async,
-                     per_thread);
+                     per_thread, effect);
 }
 
 cudaError_t fill(ThreadState& ts, void* dst, uint64_t value, uint32_t elem_bytes, size_t count,
@@ -180,27 +186,28 @@ cudaError_t fill_2d(ThreadState& ts, void* dst, size_t pitch, uint64_t value, ui
   if (!valid_device_range(dst, pitch * (height - 1) + row_bytes)) return cudaErrorInvalidValue;
   StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
   if (!s) return cudaErrorInvalidResourceHandle;
-  for (size_t row = 0; row < height; ++row) {
-    char* p = static_cast<char*>(dst) + row * pitch;
-    if (elem_bytes == 8) {  // stream write-value ops: two 32-bit halves, little-endian
-      for (size_t i = 0; i < width; ++i) {
-        Payload::instance().fill(p + 8 * i, static_cast<uint32_t>(value), 4, 1);
-        Payload::instance().fill(p + 8 * i + 4, static_cast<uint32_t>(value >> 32), 4, 1);
+  auto effect = [=] {
+    for (size_t row = 0; row < height; ++row) {
+      char* p = static_cast<char*>(dst) + row * pitch;
+      if (elem_bytes == 8) {  // stream write-value ops: two 32-bit halves, little-endian
+        for (size_t i = 0; i < width; ++i) {
+          Payload::instance().fill(p + 8 * i, static_cast<uint32_t>(value), 4, 1);
+          Payload::instance().fill(p + 8 * i + 4, static_cast<uint32_t>(value >> 32), 4, 1);
+        }
+      } else {
+        Payload::instance().fill(p, static_cast<uint32_t>(value), elem_bytes, width);
       }
-    } else {
-      Payload::instance().fill(p, static_cast<uint32_t>(value), elem_bytes, width);
     }
-  }
+  };
   PodRecord r;
   r.type = PodRecord::kCopy;
   r.copy_kind = wire::COPY_MEMSET;
   r.a = s->id;
   r.b = uint64_t{row_bytes} * height;
   r.i0 = r.i1 = device_of(dst);
-  submit(ts, s, r);
   // cudaMemset on device memory is asynchronous with respect to the host in practice.
   (void)async;
-  return cudaSuccess;
+  return graph::submit(ts, s, r, effect);
 }
 
 cudaError_t malloc_device(ThreadState& ts, void** ptr, size_t size, int device) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "graph.h"
 #include "ops.h"
 
 namespace seer::client::ops {
@@ -36,6 +37,7 @@ cudaError_t stream_destroy(const void* stream) {
 cudaError_t stream_synchronize(ThreadState& ts, const void* stream, bool per_thread) {
   StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
   if (!s) return cudaErrorInvalidResourceHandle;
+  if (cudaError_t e = graph::check_sync(s); e != cudaSuccess) return e;
   sync_stream(ts, s);
   return cudaSuccess;
 }
@@ -43,6 +45,7 @@ cudaError_t stream_synchronize(ThreadState& ts, const void* stream, bool per_thr
 cudaError_t stream_query(ThreadState& ts, const void* stream, bool per_thread) {
   StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
   if (!s) return cudaErrorInvalidResourceHandle;
+  if (cudaError_t e = graph::check_sync(s); e != cudaSuccess) return e;
   if (s->known_for != s->submitted) {
     wire::Request r;
     r.set_stream_query(s->id);
@@ -61,6 +64,7 @@ cudaError_t stream_wait_event(ThreadState& ts, const void* stream, const void* e
   EventObj* e = CudaState::instance().find_event(event);
   if (!s || !e) return cudaErrorInvalidResourceHandle;
   if (flags > 1) return cudaErrorInvalidValue;
+  if (cudaError_t err; graph::stream_wait(ts, s, e, err)) return err;
   PodRecord r;
   r.type = PodRecord::kStreamWaitEvent;
   r.a = s->id;
@@ -82,6 +86,7 @@ cudaError_t event_create(ThreadState& ts, void** out, unsigned flags) {
 }
 
 cudaError_t event_destroy(const void* event) {
+  graph::forget_event(static_cast<const EventObj*>(event));
   if (!event || !CudaState::instance().destroy_event(event)) return cudaErrorInvalidResourceHandle;
   return cudaSuccess;
 }
@@ -90,6 +95,7 @@ cudaError_t event_record(ThreadState& ts, const void* event, const void* stream,
   EventObj* e = CudaState::instance().find_event(event);
   StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
   if (!e || !s) return cudaErrorInvalidResourceHandle;
+  if (cudaError_t err; graph::event_record(ts, s, e, err)) return err;
   e->recorded = true;
   e->completion = kUnknown;
   PodRecord r;
@@ -103,6 +109,7 @@ cudaError_t event_record(ThreadState& ts, const void* event, const void* stream,
 cudaError_t event_synchronize(ThreadState& ts, const void* event) {
   EventObj* e = CudaState::instance().find_event(event);
   if (!e) return cudaErrorInvalidResourceHandle;
+  if (cudaError_t err = graph::check_event(e); err != cudaSuccess) return err;
   if (!e->recorded) return cudaSuccess;
   learn(ts, e);
   if (e->completion > ts.clock.load(std::memory_order_relaxed)) {
@@ -115,6 +122,7 @@ cudaError_t event_synchronize(ThreadState& ts, const void* event) {
 cudaError_t event_query(ThreadState& ts, const void* event) {
   EventObj* e = CudaState::instance().find_event(event);
   if (!e) return cudaErrorInvalidResourceHandle;
+  if (cudaError_t err = graph::check_event(e); err != cudaSuccess) return err;
   if (!e->recorded) return cudaSuccess;
   learn(ts, e);
   return e->completion <= ts.clock.load(std::memory_order_relaxed) ? cudaSuccess
@@ -126,6 +134,9 @@ cudaError_t event_elapsed(ThreadState& ts, float* ms, const void* start, const v
   EventObj* a = CudaState::instance().find_event(start);
   EventObj* b = CudaState::instance().find_event(end);
   if (!a || !b) return cudaErrorInvalidResourceHandle;
+  if (graph::check_event(a) != cudaSuccess || graph::check_event(b) != cudaSuccess) {
+    return cudaErrorCapturedEvent;
+  }
   if ((a->flags | b->flags) & cudaEventDisableTiming) return cudaErrorInvalidResourceHandle;
   if (!a->recorded || !b->recorded) return cudaErrorInvalidResourceHandle;
   learn(ts, a);

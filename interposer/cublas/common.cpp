@@ -2,7 +2,7 @@
 
 #include "core.h"
 #include "cuda_state.h"
-#include "ops.h"
+#include "graph.h"
 
 namespace seer::cublas {
 
@@ -144,7 +144,8 @@ cublasStatus_t enqueue(const void* stream, const LibraryOp& op) {
   PodRecord r;
   r.type = PodRecord::kLibrary;
   r.library = l;
-  seer::client::ops::submit(ts, s, r);
+  // A stream being captured into a CUDA graph takes the call as a node instead.
+  if (seer::client::graph::submit(ts, s, r) != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
   return CUBLAS_STATUS_SUCCESS;
 }
 

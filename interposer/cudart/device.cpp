@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "api.h"
+#include "graph.h"
 
 using namespace seer::cudart;
 using seer::client::StreamObj;
@@ -80,6 +81,9 @@ SEER_CUDA_API cudaError_t cudaRuntimeGetVersion(int* version) {
 
 SEER_CUDA_API cudaError_t cudaDeviceSynchronize(void) {
   SEER_ENTER(other_call);
+  if (cudaError_t e = seer::client::graph::check_unsafe_call(); e != cudaSuccess) {
+    return fail(call.ts(), e);
+  }
   seer::wire::Request r;
   r.set_device_sync(call.ts().device);
   Core::instance().request(call.ts(), r);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "api.h"
+#include "graph.h"
 
 using namespace seer::cudart;
 using seer::client::DeviceMemory;
@@ -21,6 +22,9 @@ int device_of(const void* p) {
 
 SEER_CUDA_API cudaError_t cudaMalloc(void** ptr, size_t size) {
   SEER_ENTER(malloc);
+  if (cudaError_t e = seer::client::graph::check_unsafe_call(); e != cudaSuccess) {
+    return fail(call.ts(), e);
+  }
   return fail(call.ts(), ops::malloc_device(call.ts(), ptr, size, call.ts().device));
 }
 

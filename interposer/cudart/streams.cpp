@@ -1,11 +1,13 @@
 // Streams: creation with flags and priority, synchronization, queries, waits on events, capture
-// state (never capturing) and host functions. The operations live in client/ops_stream.cpp.
+// state (client/graph.h) and host functions. The operations live in client/ops_stream.cpp.
 
 #include "api.h"
+#include "graph.h"
 
 using namespace seer::cudart;
 using seer::client::StreamObj;
 namespace ops = seer::client::ops;
+namespace graph = seer::client::graph;
 
 namespace {
 
@@ -37,7 +39,10 @@ cudaError_t host_func(cudaStream_t stream, bool per_thread, void (*fn)(void*), v
   {
     SEER_ENTER(other_call);
     if (!fn && !callback) return fail(call.ts(), cudaErrorInvalidValue);
-    cudaError_t err = ops::stream_synchronize(call.ts(), stream, per_thread);
+    StreamObj* s = CudaState::instance().resolve_stream(call.ts(), stream, per_thread);
+    cudaError_t err = cudaSuccess;
+    if (s && fn && graph::capture_host(call.ts(), s, fn, data, err)) return fail(call.ts(), err);
+    err = ops::stream_synchronize(call.ts(), stream, per_thread);
     if (err != cudaSuccess) return fail(call.ts(), err);
   }
   if (fn) {
@@ -121,37 +126,42 @@ SEER_CUDA_API cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long lon
   return cudaSuccess;
 }
 
-SEER_CUDA_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
-                                                cudaStreamCaptureStatus* status) {
+static cudaError_t capture_info(cudaStream_t stream, cudaStreamCaptureStatus* status,
+                                unsigned long long* id, cudaGraph_t* graph,
+                                const cudaGraphNode_t** deps, const cudaGraphEdgeData** edges,
+                                size_t* num_deps, bool per_thread) {
   SEER_ENTER(other_call);
   if (!status) return fail(call.ts(), cudaErrorInvalidValue);
-  if (!resolve(call.ts(), stream, false)) return fail(call.ts(), cudaErrorInvalidResourceHandle);
-  *status = cudaStreamCaptureStatusNone;
+  StreamObj* s = resolve(call.ts(), stream, per_thread);
+  if (!s) return fail(call.ts(), cudaErrorInvalidResourceHandle);
+  const graph::CaptureInfo info = graph::capture_info(s);
+  *status = info.status;
+  if (id) *id = info.id;
+  if (graph) *graph = reinterpret_cast<cudaGraph_t>(info.graph);
+  if (deps) *deps = reinterpret_cast<const cudaGraphNode_t*>(info.deps);
+  if (edges) *edges = nullptr;  // captured edges carry no data
+  if (num_deps) *num_deps = info.count;
   return cudaSuccess;
+}
+
+SEER_CUDA_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                                cudaStreamCaptureStatus* status) {
+  return capture_info(stream, status, nullptr, nullptr, nullptr, nullptr, nullptr, false);
 }
 
 SEER_CUDA_API cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
                                                      cudaStreamCaptureStatus* status) {
-  return cudaStreamIsCapturing(stream, status);
+  return capture_info(stream, status, nullptr, nullptr, nullptr, nullptr, nullptr, true);
 }
 
-// CUDA 13 signature (with edgeData_out). Nothing is ever being captured.
+// CUDA 13 signature (with edgeData_out).
 SEER_CUDA_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
                                                    cudaStreamCaptureStatus* status,
                                                    unsigned long long* id, cudaGraph_t* graph,
                                                    const cudaGraphNode_t** deps,
                                                    const cudaGraphEdgeData** edges,
                                                    size_t* num_deps) {
-  SEER_ENTER(other_call);
-  if (!status) return fail(call.ts(), cudaErrorInvalidValue);
-  if (!resolve(call.ts(), stream, false)) return fail(call.ts(), cudaErrorInvalidResourceHandle);
-  *status = cudaStreamCaptureStatusNone;
-  if (id) *id = 0;
-  if (graph) *graph = nullptr;
-  if (deps) *deps = nullptr;
-  if (edges) *edges = nullptr;
-  if (num_deps) *num_deps = 0;
-  return cudaSuccess;
+  return capture_info(stream, status, id, graph, deps, edges, num_deps, false);
 }
 
 SEER_CUDA_API cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
@@ -160,14 +170,17 @@ SEER_CUDA_API cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
                                                         const cudaGraphNode_t** deps,
                                                         const cudaGraphEdgeData** edges,
                                                         size_t* num_deps) {
-  return cudaStreamGetCaptureInfo(stream, status, id, graph, deps, edges, num_deps);
+  return capture_info(stream, status, id, graph, deps, edges, num_deps, true);
 }
 
 SEER_CUDA_API cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode) {
   SEER_ENTER(other_call);
   if (!mode) return fail(call.ts(), cudaErrorInvalidValue);
-  thread_local cudaStreamCaptureMode current = cudaStreamCaptureModeGlobal;
-  std::swap(current, *mode);
+  if (*mode != cudaStreamCaptureModeGlobal && *mode != cudaStreamCaptureModeThreadLocal &&
+      *mode != cudaStreamCaptureModeRelaxed) {
+    return fail(call.ts(), cudaErrorInvalidValue);
+  }
+  *mode = static_cast<cudaStreamCaptureMode>(graph::exchange_mode(*mode));
   return cudaSuccess;
 }
 

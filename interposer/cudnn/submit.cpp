@@ -4,7 +4,7 @@
 
 #include "core.h"
 #include "cuda_state.h"
-#include "ops.h"
+#include "graph.h"
 
 namespace seer::cudnn {
 
@@ -44,7 +44,10 @@ cudnnStatus_t enqueue(const void* stream, const std::vector<LibraryOp>& ops) {
     PodRecord r;
     r.type = PodRecord::kLibrary;
     r.library = l;
-    seer::client::ops::submit(ts, s, r);
+    // A stream being captured into a CUDA graph takes the call as a node instead.
+    if (seer::client::graph::submit(ts, s, r) != cudaSuccess) {
+      return fail(CUDNN_STATUS_EXECUTION_FAILED, "the stream's capture was invalidated");
+    }
   }
   return CUDNN_STATUS_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api.h"
+#include "graph.h"
 
 using namespace seer::driver;
 
@@ -209,12 +210,14 @@ SEER_CU_API CUresult cuCtxDestroy(CUcontext ctx) { return cuCtxDestroy_v2(ctx); 
 
 SEER_CU_API CUresult cuCtxSynchronize(void) {
   SEER_CU_ENTER(other_call);
+  if (cudaError_t e = seer::client::graph::check_unsafe_call(); e != cudaSuccess) return to_cu(e);
   ops::sync_device(call.ts(), call.ts().device);
   return CUDA_SUCCESS;
 }
 
 SEER_CU_API CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   SEER_CU_ENTER(other_call);
+  if (cudaError_t e = seer::client::graph::check_unsafe_call(); e != cudaSuccess) return to_cu(e);
   CtxObj* c = ctx ? find_context(ctx) : primary_context(call.ts().device);
   if (!c) return CUDA_ERROR_INVALID_CONTEXT;
   ops::sync_device(call.ts(), c->device);

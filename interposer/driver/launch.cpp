@@ -2,6 +2,7 @@
 // (client/ops_launch.cpp), named by the CUfunction's kernel.
 
 #include "api.h"
+#include "graph.h"
 #include "ops_module.h"
 
 using namespace seer::driver;
@@ -104,6 +105,11 @@ static CUresult host_func(CUstream stream, CUhostFn fn, void* data, bool per_thr
   {
     SEER_CU_ENTER(other_call);
     if (!fn) return CUDA_ERROR_INVALID_VALUE;
+    seer::client::StreamObj* s =
+        CudaState::instance().resolve_stream(call.ts(), stream, per_thread);
+    cudaError_t captured = cudaSuccess;
+    if (s && seer::client::graph::capture_host(call.ts(), s, fn, data, captured))
+      return to_cu(captured);
     const cudaError_t e = ops::stream_synchronize(call.ts(), stream, per_thread);
     if (e != cudaSuccess) return to_cu(e);
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "api.h"
+#include "graph.h"
 
 using namespace seer::driver;
 using seer::client::DeviceMemory;
@@ -90,6 +91,7 @@ CUresult copy_3d(const CUDA_MEMCPY3D* c, CUstream stream, bool async, bool per_t
 
 SEER_CU_API CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t size) {
   SEER_CU_ENTER(malloc);
+  if (cudaError_t e = seer::client::graph::check_unsafe_call(); e != cudaSuccess) return to_cu(e);
   if (!dptr || size == 0) return CUDA_ERROR_INVALID_VALUE;
   void* p = nullptr;
   const cudaError_t e = ops::malloc_device(call.ts(), &p, size, call.ts().device);

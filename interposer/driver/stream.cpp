@@ -4,6 +4,7 @@
 // is satisfied by the stream's earlier work (nothing else can write the value in simulation).
 
 #include "api.h"
+#include "graph.h"
 
 using namespace seer::driver;
 using seer::client::StreamObj;
@@ -129,20 +130,23 @@ SEER_STREAM_GETTER(cuStreamGetId, unsigned long long, s->id)
 SEER_STREAM_GETTER(cuStreamGetDevice, CUdevice, s->device)
 SEER_STREAM_GETTER(cuStreamGetCtx, CUcontext,
                    reinterpret_cast<CUcontext>(primary_context(s->device)))
-SEER_STREAM_GETTER(cuStreamIsCapturing, CUstreamCaptureStatus, CU_STREAM_CAPTURE_STATUS_NONE)
+SEER_STREAM_GETTER(cuStreamIsCapturing, CUstreamCaptureStatus,
+                   static_cast<CUstreamCaptureStatus>(seer::client::graph::capture_info(s).status))
 
 static CUresult capture_info(CUstream stream, CUstreamCaptureStatus* status, cuuint64_t* id,
                              CUgraph* graph, const CUgraphNode** deps,
                              const CUgraphEdgeData** edges, size_t* count, bool per_thread) {
   SEER_CU_ENTER(other_call);
   if (!status) return CUDA_ERROR_INVALID_VALUE;
-  if (!resolve(call.ts(), stream, per_thread)) return CUDA_ERROR_INVALID_HANDLE;
-  *status = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (id) *id = 0;
-  if (graph) *graph = nullptr;
-  if (deps) *deps = nullptr;
+  StreamObj* s = resolve(call.ts(), stream, per_thread);
+  if (!s) return CUDA_ERROR_INVALID_HANDLE;
+  const seer::client::graph::CaptureInfo info = seer::client::graph::capture_info(s);
+  *status = static_cast<CUstreamCaptureStatus>(info.status);
+  if (id) *id = info.id;
+  if (graph) *graph = reinterpret_cast<CUgraph>(info.graph);
+  if (deps) *deps = reinterpret_cast<const CUgraphNode*>(info.deps);
   if (edges) *edges = nullptr;
-  if (count) *count = 0;
+  if (count) *count = info.count;
   return CUDA_SUCCESS;
 }
 
@@ -176,9 +180,8 @@ SEER_CU_API CUresult cuStreamGetCaptureInfo_ptsz(CUstream s, CUstreamCaptureStat
 }
 
 SEER_CU_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) {
-  if (!mode) return CUDA_ERROR_INVALID_VALUE;
-  thread_local CUstreamCaptureMode current = CU_STREAM_CAPTURE_MODE_GLOBAL;
-  std::swap(current, *mode);
+  if (!mode || *mode > CU_STREAM_CAPTURE_MODE_RELAXED) return CUDA_ERROR_INVALID_VALUE;
+  *mode = static_cast<CUstreamCaptureMode>(seer::client::graph::exchange_mode(*mode));
   return CUDA_SUCCESS;
 }
 

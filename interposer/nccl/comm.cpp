@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "cuda_state.h"
+#include "graph.h"
 #include "payload.h"
 
 namespace seer::nccl {
@@ -147,7 +148,13 @@ ncclResult_t run_group(client::ThreadState& ts) {
   for (Deferred& d : calls) {
     if (d.kind == Deferred::kColl && d.comm->pending_request) finish_pending(ts, d.comm);
   }
-  attach_payloads(calls);
+  bool in_capture = false;  // captured collectives replay without their bytes (GRAPHS.md)
+  for (const Deferred& d : calls) {
+    if (d.kind != Deferred::kColl) continue;
+    client::StreamObj* s = client::CudaState::instance().resolve_stream(ts, d.stream, false);
+    in_capture = in_capture || (s && client::graph::capturing(s));
+  }
+  if (!in_capture) attach_payloads(calls);
   // 2. Operations: send/recv parts fused per (communicator, stream); collectives one each.
   std::map<std::pair<const Comm*, const void*>, size_t> fused;
   std::vector<std::pair<wire::Collective, client::StreamObj*>> ops;
@@ -176,10 +183,8 @@ ncclResult_t run_group(client::ThreadState& ts) {
   for (auto& [c, s] : ops) {
     client::PodRecord r;
     r.type = client::PodRecord::kCollective;
-    r.t = ts.clock.load(std::memory_order_relaxed);
     r.collective = new wire::Collective(std::move(c));
-    ++s->submitted;
-    core.add_record(ts, r);
+    if (client::graph::submit(ts, s, r) != cudaSuccess) result = ncclInvalidUsage;
   }
   return result;
 }

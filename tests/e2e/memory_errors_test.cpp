@@ -193,17 +193,18 @@ bool cudart_exports(const std::string& symbol) {
 }
 
 TEST(Unsupported, ReturnsNotSupportedAndSaysSoOnce) {
-  if (!cudart_exports("cudaGraphCreate")) {
-    GTEST_SKIP() << "libcudart.so.13 does not export cudaGraphCreate yet (stubs not built)";
+  if (!cudart_exports("cudaGraphicsUnregisterResource")) {
+    GTEST_SKIP() << "libcudart.so.13 does not export cudaGraphicsUnregisterResource (stubs not "
+                    "built)";
   }
   TempDir dir;
   const Outcome o = seer_run("dgx-h100", dir.file("out"), {program("unsupported")});
   ASSERT_EQ(o.exit_code, 0) << o.describe();
-  EXPECT_EQ(o.integer("graph_create_rc"), 801);
-  EXPECT_EQ(o.integer("graph_create_again_rc"), 801);
+  EXPECT_EQ(o.integer("unsupported_rc"), 801);
+  EXPECT_EQ(o.integer("unsupported_again_rc"), 801);
   EXPECT_EQ(o.integer("done"), 1);
   // One message for two calls, naming the function and what it returns.
-  EXPECT_EQ(count_of(o.err, "cudaGraphCreate"), 1u) << o.describe();
+  EXPECT_EQ(count_of(o.err, "cudaGraphicsUnregisterResource"), 1u) << o.describe();
   EXPECT_NE(o.err.find("not implemented"), std::string::npos) << o.describe();
   EXPECT_NE(o.err.find("cudaErrorNotSupported"), std::string::npos) << o.describe();
   // ... and the call site.
@@ -214,8 +215,9 @@ TEST(Unsupported, ReturnsNotSupportedAndSaysSoOnce) {
 // cudaGetLastError; Seer's stubs return cudaErrorNotSupported (801) without recording it, so
 // cudaGetLastError right after the failing call returns 0.
 TEST(Unsupported, ErrorIsTheLastError) {
-  if (!cudart_exports("cudaGraphCreate")) {
-    GTEST_SKIP() << "libcudart.so.13 does not export cudaGraphCreate yet (stubs not built)";
+  if (!cudart_exports("cudaGraphicsUnregisterResource")) {
+    GTEST_SKIP() << "libcudart.so.13 does not export cudaGraphicsUnregisterResource (stubs not "
+                    "built)";
   }
   TempDir dir;
   const Outcome o = seer_run("dgx-h100", dir.file("out"), {program("unsupported")});

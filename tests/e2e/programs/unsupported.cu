@@ -1,12 +1,11 @@
-// A function Seer does not implement (CUDA graphs) returns cudaErrorNotSupported; Seer says so
+// A function Seer does not implement (graphics interop) returns cudaErrorNotSupported; Seer says so
 // once per process, naming the function.
 #include "common.h"
 
 int main() {
   CHECK(cudaSetDevice(0));
-  cudaGraph_t graph = nullptr;
-  result_int("graph_create_rc", cudaGraphCreate(&graph, 0));
-  result_int("graph_create_again_rc", cudaGraphCreate(&graph, 0));
+  result_int("unsupported_rc", cudaGraphicsUnregisterResource(nullptr));
+  result_int("unsupported_again_rc", cudaGraphicsUnregisterResource(nullptr));
   // Like any runtime call that fails, it leaves its error for cudaGetLastError.
   result_int("last_error_rc", cudaGetLastError());
   std::fflush(stdout);

@@ -3,6 +3,12 @@ back on the host: prints what each rank received (RESULT lines for the test)."""
 
 import os
 
+
+def result(name, value):
+    """One line per write: ranks print into the same pipe."""
+    os.write(1, f"RESULT {name} {value}\n".encode())
+
+
 import torch
 import torch.distributed as dist
 import torch.nn as nn
@@ -17,18 +23,18 @@ rank, world = dist.get_rank(), dist.get_world_size()
 gathered = [None] * world
 dist.all_gather_object(gathered, {"rank": rank, "name": "r" * (rank + 1) * 100})
 ok = all(g == {"rank": r, "name": "r" * (r + 1) * 100} for r, g in enumerate(gathered))
-print(f"RESULT gather_ok_{rank} {int(ok)}", flush=True)
+result(f"gather_ok_{rank}", f"{int(ok)}")
 
 objects = [{"config": "from rank 0", "lr": 3e-4}, list(range(50))] if rank == 0 else [None, None]
 dist.broadcast_object_list(objects, src=0)
 ok = objects == [{"config": "from rank 0", "lr": 3e-4}, list(range(50))]
-print(f"RESULT broadcast_ok_{rank} {int(ok)}", flush=True)
+result(f"broadcast_ok_{rank}", f"{int(ok)}")
 
 # A tensor all-reduce read back on the host. Its input comes from the host (a copy carries real
 # bytes; a fill kernel such as torch.full would not: kernels compute nothing under Seer).
 t = torch.tensor([float(rank + 1)] * 4, device=device)
 dist.all_reduce(t)
-print(f"RESULT allreduce_{rank} {t[0].item():g}", flush=True)
+result(f"allreduce_{rank}", f"{t[0].item():g}")
 
 # DDP: verify_params_across_processes and the parameter broadcast, then two steps (the bucket
 # rebuild after the first one reads broadcast indices back too).
@@ -42,5 +48,5 @@ for step in range(2):
     model(torch.randn(32, 64, device=device)).sum().backward()
     optimizer.step()
 torch.cuda.synchronize()
-print(f"RESULT ddp_steps_{rank} 2", flush=True)
+result(f"ddp_steps_{rank}", f"2")
 dist.destroy_process_group()

@@ -1,0 +1,69 @@
+#pragma once
+
+// Writes CUPTI activity records, in the layouts of the CUPTI 13 headers, into buffers the
+// profiler handed over (bufferRequested), and walks them (cuptiActivityGetNextRecord).
+
+#include <cupti_activity.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace seer::cupti {
+
+// The kernel record layout Kineto reads for CUDA >= 13.1.
+#if CUPTI_API_VERSION >= 130100
+using KernelRecord = CUpti_ActivityKernel11;
+#else
+using KernelRecord = CUpti_ActivityKernel10;
+#endif
+using MemcpyRecord = CUpti_ActivityMemcpy6;
+using MemsetRecord = CUpti_ActivityMemset4;
+using ApiRecord = CUpti_ActivityAPI;
+using ExternalRecord = CUpti_ActivityExternalCorrelation;
+
+// Records sit at 8-byte aligned offsets, each taking its struct's size rounded up to 8.
+size_t record_size(CUpti_ActivityKind kind);
+
+struct KernelFields {
+  const char* name;  // must outlive the buffer
+  uint64_t start, end;
+  uint32_t device, context, stream, correlation;
+  int32_t grid[3], block[3];
+  int32_t dynamic_shared;
+};
+struct CopyFields {
+  uint64_t start, end, bytes;
+  uint32_t device, context, stream, correlation;
+  uint8_t copy_kind;           // CUpti_ActivityMemcpyKind
+  uint8_t src_kind, dst_kind;  // CUpti_ActivityMemoryKind
+};
+struct ApiFields {
+  CUpti_ActivityKind kind;  // RUNTIME or DRIVER
+  uint32_t cbid, process, thread, correlation;
+  uint64_t start, end;
+};
+
+// Appends records to one buffer; each returns false (writing nothing) when it would not fit.
+class RecordWriter {
+ public:
+  RecordWriter(uint8_t* buffer, size_t size) : buffer_(buffer), size_(size) {}
+  bool kernel(const KernelFields& f);
+  bool memcpy(const CopyFields& f);
+  bool memset(const CopyFields& f, uint32_t value);
+  bool api(const ApiFields& f);
+  bool external(CUpti_ExternalCorrelationKind kind, uint64_t external_id, uint32_t correlation);
+  size_t used() const { return used_; }
+  size_t records() const { return records_; }
+
+ private:
+  void* reserve(CUpti_ActivityKind kind);
+  uint8_t* buffer_;
+  size_t size_;
+  size_t used_ = 0;
+  size_t records_ = 0;
+};
+
+// cuptiActivityGetNextRecord over buffers written by RecordWriter.
+CUptiResult next_record(uint8_t* buffer, size_t valid, CUpti_Activity** record);
+
+}  // namespace seer::cupti
