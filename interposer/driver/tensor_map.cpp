@@ -37,8 +37,9 @@ SEER_CU_API CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataTyp
                                             const cuuint32_t* elem_strides, CUtensorMapInterleave,
                                             CUtensorMapSwizzle, CUtensorMapL2promotion,
                                             CUtensorMapFloatOOBfill) {
-  if (!box) return CUDA_ERROR_INVALID_VALUE;
-  for (cuuint32_t i = 0; i < rank && i < 5; ++i) {
+  // The rank first: the arrays hold `rank` entries, so an out-of-range rank must not be read with.
+  if (!box || rank == 0 || rank > 5) return CUDA_ERROR_INVALID_VALUE;
+  for (cuuint32_t i = 0; i < rank; ++i) {
     if (box[i] == 0 || box[i] > 256) return CUDA_ERROR_INVALID_VALUE;
   }
   return encode(map, rank, global, dims, strides, elem_strides);
