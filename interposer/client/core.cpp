@@ -85,6 +85,7 @@ void to_wire(const PodRecord& p, wire::Record* r) {
       auto* k = r->mutable_register_kernel();
       k->set_func_id(p.a);
       k->set_name(p.name ? p.name : "?");
+      if (p.triton) *k->mutable_triton() = *p.triton;
       break;
     }
     case PodRecord::kLaunch: {
@@ -98,6 +99,7 @@ void to_wire(const PodRecord& p, wire::Record* r) {
       l->set_by(p.dims[4]);
       l->set_bz(p.dims[5]);
       l->set_shmem(p.dims[6]);
+      for (int i = 0; i < p.nsizes; ++i) l->add_size_args(p.sizes[i]);
       break;
     }
     case PodRecord::kCopy: {

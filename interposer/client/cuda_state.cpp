@@ -151,9 +151,11 @@ bool CudaState::destroy_event(const void* handle) {
   return true;
 }
 
-void CudaState::register_function(const void* host_fun, const char* device_name) {
+void CudaState::register_function(const void* host_fun, const char* device_name,
+                                  const wire::TritonKernel* triton) {
   std::lock_guard<std::mutex> lock(mu_);
   function_names_[host_fun] = device_name;
+  if (triton) triton_kernels_[host_fun] = triton;
 }
 
 const char* CudaState::function_name(const void* host_fun) {
@@ -167,18 +169,22 @@ uint64_t CudaState::kernel_id(ThreadState& ts, const void* host_fun) {
   if (host_fun == tl_last_kernel) return id;
   tl_last_kernel = host_fun;
   const char* name = nullptr;
+  const wire::TritonKernel* triton = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = announced_functions_.emplace(host_fun, id);
     if (!inserted) return id;
     auto n = function_names_.find(host_fun);
     name = n != function_names_.end() ? n->second : nullptr;
+    auto t = triton_kernels_.find(host_fun);
+    triton = t != triton_kernels_.end() ? t->second : nullptr;
   }
   PodRecord r;
   r.type = PodRecord::kRegisterKernel;
   r.t = ts.clock.load(std::memory_order_relaxed);
   r.a = id;
   r.name = name ? name : "<unknown kernel>";
+  r.triton = triton;
   Core::instance().add_record(ts, r);
   return id;
 }

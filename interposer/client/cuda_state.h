@@ -68,8 +68,10 @@ class CudaState {
            (device >= 0 && (active_devices_.load(std::memory_order_relaxed) >> device & 1));
   }
 
-  // Kernel registration: host stub (or driver function handle) -> device (mangled) name.
-  void register_function(const void* host_fun, const char* device_name);
+  // Kernel registration: host stub (or driver function handle) -> device (mangled) name, and
+  // the Triton model's description of the kernel when it has one (lives for the process).
+  void register_function(const void* host_fun, const char* device_name,
+                         const wire::TritonKernel* triton = nullptr);
   // The registered name, or nullptr.
   const char* function_name(const void* host_fun);
   // Returns the function id; registers its name with the session on first use.
@@ -87,6 +89,7 @@ class CudaState {
   std::vector<StreamObj*> legacy_;
   std::vector<StreamObj*> all_streams_;
   std::unordered_map<const void*, const char*> function_names_;
+  std::unordered_map<const void*, const wire::TritonKernel*> triton_kernels_;
   std::unordered_map<const void*, uint64_t> announced_functions_;
   std::atomic<uint64_t> active_devices_{0};
   uint64_t next_stream_id_ = 1;

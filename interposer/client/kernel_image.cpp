@@ -91,6 +91,11 @@ bool parse_cubin(const uint8_t* d, size_t size, ImageInfo& out) {
   auto section_name = [&](const Elf64_Shdr& s) { return string_at(names, s.sh_name); };
 
   out.format = ImageInfo::Format::kCubin;
+  out.bytes = std::max<uint64_t>(eh.e_shoff + uint64_t{eh.e_shnum} * eh.e_shentsize,
+                                 eh.e_phoff + uint64_t{eh.e_phnum} * eh.e_phentsize);
+  for (const Elf64_Shdr& s : sections) {
+    if (s.sh_type != SHT_NOBITS) out.bytes = std::max<uint64_t>(out.bytes, s.sh_offset + s.sh_size);
+  }
   out.sm = static_cast<int>(eh.e_flags >> 8 & 0xff);  // EF_CUDA_SM field of older cubins
   if (out.sm == 0) out.sm = static_cast<int>(eh.e_flags >> 16 & 0xff);
 

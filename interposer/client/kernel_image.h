@@ -27,7 +27,8 @@ struct GlobalInfo {
 struct ImageInfo {
   enum class Format { kUnknown, kCubin, kFatbin, kPtx };
   Format format = Format::kUnknown;
-  int sm = 0;  // the ELF's sm (e.g. 90) when one was chosen
+  int sm = 0;          // the ELF's sm (e.g. 90) when one was chosen
+  uint64_t bytes = 0;  // a cubin's extent (ELF headers and sections)
   bool skipped_compressed = false;
   std::vector<KernelInfo> kernels;
   std::vector<GlobalInfo> globals;

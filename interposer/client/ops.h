@@ -42,9 +42,14 @@ struct LaunchDims {
   uint32_t block[3];
   uint64_t shmem;
 };
+// Size arguments of the launch that the kernel's model reads (Triton: xnumel, r0_numel, ...).
+struct LaunchSizes {
+  int n = 0;
+  uint64_t values[PodRecord::kMaxSizes] = {};
+};
 // `func` is the kernel's key in CudaState (host stub, cudaKernel_t or CUfunction).
 cudaError_t launch(ThreadState& ts, const void* func, const LaunchDims& d, const void* stream,
-                   bool per_thread);
+                   bool per_thread, const LaunchSizes* sizes = nullptr);
 // Blocks per SM the target GPU runs for a block size and dynamic shared memory.
 int blocks_per_sm(int device, int block_size, size_t shmem, int registers_per_thread);
 

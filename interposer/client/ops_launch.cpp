@@ -29,7 +29,7 @@ cudaError_t validate(const LaunchDims& d, int device) {
 }  // namespace
 
 cudaError_t launch(ThreadState& ts, const void* func, const LaunchDims& d, const void* stream,
-                   bool per_thread) {
+                   bool per_thread, const LaunchSizes* sizes) {
   if (!func) return cudaErrorInvalidDeviceFunction;
   if (cudaError_t err = validate(d, ts.device); err != cudaSuccess) return err;
   StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
@@ -45,6 +45,10 @@ cudaError_t launch(ThreadState& ts, const void* func, const LaunchDims& d, const
   r.dims[4] = d.block[1];
   r.dims[5] = d.block[2];
   r.dims[6] = static_cast<uint32_t>(d.shmem);
+  if (sizes) {
+    r.nsizes = static_cast<uint8_t>(std::min(sizes->n, PodRecord::kMaxSizes));
+    for (int i = 0; i < r.nsizes; ++i) r.sizes[i] = sizes->values[i];
+  }
   return graph::submit(ts, s, r);
 }
 

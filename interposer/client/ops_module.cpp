@@ -24,12 +24,20 @@ Modules& Modules::instance() {
   return *m;
 }
 
-cudaError_t Modules::load(const void* image, size_t size, int device, ModuleObj** out) {
+cudaError_t Modules::load(const void* image, size_t size, int device, ModuleObj** out,
+                          const std::string& path) {
   if (!image || !out) return cudaErrorInvalidValue;
   auto* m = new ModuleObj();
   m->device = device;
   m->parsed =
       parse_kernel_image(image, size, target_sm(device), m->image) && !m->image.kernels.empty();
+  // Triton modules are single-kernel cubins; their IR sits beside the cubin in Triton's cache.
+  if (m->parsed && m->image.format == ImageInfo::Format::kCubin && m->image.kernels.size() == 1) {
+    const std::string& name = m->image.kernels[0].name;
+    if (const TritonIr* ir = find_triton_ir(name, path, image, m->image.bytes)) {
+      m->triton[name] = ir;
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
   modules_.insert(m);
   *out = m;
@@ -49,7 +57,7 @@ cudaError_t Modules::load_file(const char* path, int device, ModuleObj** out) {
   void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (data == MAP_FAILED) return cudaErrorInvalidKernelImage;
-  const cudaError_t err = load(data, size, device, out);
+  const cudaError_t err = load(data, size, device, out, path);
   ::munmap(data, size);
   return err;
 }
@@ -97,9 +105,11 @@ cudaError_t Modules::function(const void* module, const char* name, FunctionObj*
   f->module = m;
   f->name = name;
   if (info) f->info = *info;
+  if (auto t = m->triton.find(f->name); t != m->triton.end()) f->triton = t->second;
   m->functions.emplace(f->name, f);
   functions_.insert(f);
-  CudaState::instance().register_function(f, f->name.c_str());
+  CudaState::instance().register_function(f, f->name.c_str(),
+                                          f->triton ? &f->triton->model : nullptr);
   *out = f;
   return cudaSuccess;
 }

@@ -15,6 +15,7 @@
 
 #include "core.h"
 #include "kernel_image.h"
+#include "triton_ir.h"
 
 namespace seer::client {
 
@@ -30,12 +31,14 @@ struct FunctionObj {
   int cache_config = 0;
   int required_cluster[3] = {0, 0, 0};
   int non_portable_cluster = 0;
+  const TritonIr* triton = nullptr;  // a Triton kernel whose IR was found in Triton's cache
 };
 
 struct ModuleObj {
   int device = 0;
   ImageInfo image;
   bool parsed = false;  // false: the image was not understood, any kernel name is accepted
+  std::unordered_map<std::string, const TritonIr*> triton;  // by kernel name, found at load
   std::unordered_map<std::string, FunctionObj*> functions;
   std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> globals;  // address, size
 };
@@ -45,7 +48,9 @@ class Modules {
   static Modules& instance();
 
   // `size` 0: unknown (cuModuleLoadData); the image's headers bound it.
-  cudaError_t load(const void* image, size_t size, int device, ModuleObj** out);
+  // `path`: the file the image came from, when it came from one.
+  cudaError_t load(const void* image, size_t size, int device, ModuleObj** out,
+                   const std::string& path = {});
   cudaError_t load_file(const char* path, int device, ModuleObj** out);
   cudaError_t unload(ThreadState& ts, const void* module);
   // cudaErrorSymbolNotFound for a kernel the image does not hold.

@@ -6,6 +6,7 @@ namespace seer::wire {
 class Collective;
 class LibraryCall;
 class Nvtx;
+class TritonKernel;
 }  // namespace seer::wire
 
 namespace seer::client {
@@ -37,9 +38,14 @@ struct PodRecord {
   int32_t i0 = 0;              // gpu / src gpu / priority
   int32_t i1 = 0;              // dst gpu
   const char* name = nullptr;  // kernel name; lives as long as the program's registration
-  wire::Collective* collective = nullptr;  // owned; released when the batch is flushed
-  wire::LibraryCall* library = nullptr;    // owned; released when the batch is flushed
-  wire::Nvtx* nvtx = nullptr;              // owned; released when the batch is flushed
+  wire::Collective* collective = nullptr;      // owned; released when the batch is flushed
+  wire::LibraryCall* library = nullptr;        // owned; released when the batch is flushed
+  wire::Nvtx* nvtx = nullptr;                  // owned; released when the batch is flushed
+  const wire::TritonKernel* triton = nullptr;  // register: lives for the process
+  // Launch: the kernel's size arguments (Triton's xnumel, r0_numel, ...).
+  static constexpr int kMaxSizes = 4;
+  uint8_t nsizes = 0;
+  uint64_t sizes[kMaxSizes] = {};
 };
 
 }  // namespace seer::client

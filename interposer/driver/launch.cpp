@@ -21,13 +21,19 @@ FunctionObj* function_of(CUfunction f) {
   return found;
 }
 
-CUresult launch(CUfunction f, const ops::LaunchDims& d, CUstream stream, bool per_thread) {
+CUresult launch(CUfunction f, const ops::LaunchDims& d, CUstream stream, bool per_thread,
+                void** params) {
   CUresult err = CUDA_SUCCESS;
   if (!ready(err)) return err;
   ApiCall call(Core::instance(), Core::instance().costs().launch());
   FunctionObj* fn = function_of(f);
   if (!fn) return CUDA_ERROR_INVALID_HANDLE;
-  const cudaError_t e = ops::launch(call.ts(), fn, d, stream, per_thread);
+  ops::LaunchSizes sizes;
+  if (fn->triton) {
+    sizes.n = seer::client::read_size_args(*fn->triton, params, sizes.values,
+                                           seer::client::PodRecord::kMaxSizes);
+  }
+  const cudaError_t e = ops::launch(call.ts(), fn, d, stream, per_thread, &sizes);
   return e == cudaErrorInvalidConfiguration ? CUDA_ERROR_INVALID_VALUE : to_cu(e);
 }
 
@@ -51,7 +57,7 @@ CUresult check_attributes(const CUlaunchConfig* c, FunctionObj* f, bool& coopera
   return CUDA_SUCCESS;
 }
 
-CUresult launch_ex(const CUlaunchConfig* c, CUfunction f, bool per_thread) {
+CUresult launch_ex(const CUlaunchConfig* c, CUfunction f, bool per_thread, void** params) {
   if (!c) return CUDA_ERROR_INVALID_VALUE;
   bool cooperative = false;
   if (CUresult r = check_attributes(c, function_of(f), cooperative); r != CUDA_SUCCESS) return r;
@@ -59,44 +65,44 @@ CUresult launch_ex(const CUlaunchConfig* c, CUfunction f, bool per_thread) {
   const ops::LaunchDims d{{c->gridDimX, c->gridDimY, c->gridDimZ},
                           {c->blockDimX, c->blockDimY, c->blockDimZ},
                           c->sharedMemBytes};
-  return launch(f, d, c->hStream, per_thread);
+  return launch(f, d, c->hStream, per_thread, params);
 }
 
 }  // namespace
 
 SEER_CU_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
-                                    CUstream stream, void** /*params*/, void** /*extra*/) {
-  return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, false);
+                                    CUstream stream, void** params, void** /*extra*/) {
+  return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, false, params);
 }
 
 SEER_CU_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                          unsigned bx, unsigned by, unsigned bz, unsigned shmem,
-                                         CUstream stream, void** /*params*/, void** /*extra*/) {
-  return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, true);
+                                         CUstream stream, void** params, void** /*extra*/) {
+  return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, true, params);
 }
 
-SEER_CU_API CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** /*params*/,
+SEER_CU_API CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params,
                                       void** /*extra*/) {
-  return launch_ex(config, f, false);
+  return launch_ex(config, f, false, params);
 }
 
 SEER_CU_API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f,
-                                           void** /*params*/, void** /*extra*/) {
-  return launch_ex(config, f, true);
+                                           void** params, void** /*extra*/) {
+  return launch_ex(config, f, true, params);
 }
 
 SEER_CU_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                                unsigned bx, unsigned by, unsigned bz,
-                                               unsigned shmem, CUstream stream, void** /*params*/) {
-  return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, false);
+                                               unsigned shmem, CUstream stream, void** params) {
+  return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, false, params);
 }
 
 SEER_CU_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy,
                                                     unsigned gz, unsigned bx, unsigned by,
                                                     unsigned bz, unsigned shmem, CUstream stream,
-                                                    void** /*params*/) {
-  return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, true);
+                                                    void** params) {
+  return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, true, params);
 }
 
 // Host functions run when the stream reaches them (see cudart/streams.cpp): the caller waits

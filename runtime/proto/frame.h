@@ -41,6 +41,10 @@ class FrameReader {
  public:
   void append(const char* data, size_t size) { buffer_.append(data, size); }
 
+  // Bytes received that are not yet part of a complete frame (a peer that closes the connection
+  // with some left stopped in the middle of a message).
+  size_t pending() const { return buffer_.size() - offset_; }
+
   // Returns the next complete frame's payload, nullopt when incomplete. Sets `corrupt` when the
   // length header is impossible (the caller drops the connection).
   std::optional<std::string> next(bool& corrupt) {

@@ -9,10 +9,11 @@
 namespace seer::rt {
 
 std::string KernelStats::source() const {
-  const int n = (database_ns > 0) + (library_ns > 0) + (generic_ns > 0);
+  const int n = (database_ns > 0) + (library_ns > 0) + (triton_ns > 0) + (generic_ns > 0);
   if (n > 1) return "mixed";
   if (database_ns > 0) return "database";
   if (library_ns > 0) return "library";
+  if (triton_ns > 0) return "triton";
   return "generic";
 }
 
@@ -47,6 +48,7 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       if (r.source == sim::TimeSource::kGenericKernel) s.generic_kernel_ns += d;
       if (r.source == sim::TimeSource::kDatabase) s.database_kernel_ns += d;
       if (r.source == sim::TimeSource::kLibraryModel) s.library_kernel_ns += d;
+      if (r.source == sim::TimeSource::kTritonModel) s.triton_kernel_ns += d;
       s.all_kernel_ns += d;
       KernelStats& k = kernels[r.desc.kernel];
       if (k.count == 0) {
@@ -60,6 +62,7 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       k.max_ns = std::max(k.max_ns, d);
       if (r.source == sim::TimeSource::kDatabase) k.database_ns += d;
       if (r.source == sim::TimeSource::kLibraryModel) k.library_ns += d;
+      if (r.source == sim::TimeSource::kTritonModel) k.triton_ns += d;
       if (r.source == sim::TimeSource::kGenericKernel) k.generic_ns += d;
       if (r.desc.kind == sim::OpKind::kKernel && r.source != sim::TimeSource::kDatabase) {
         KernelStats& m = without_db[r.desc.kernel];

@@ -179,9 +179,11 @@ std::string summary_json(const Session& session, const SessionResult& result,
                        {"kernel_ns", s.all_kernel_ns},
                        {"database_kernel_ns", s.database_kernel_ns},
                        {"library_kernel_ns", s.library_kernel_ns},
+                       {"triton_kernel_ns", s.triton_kernel_ns},
                        {"kernel_shares",
                         {{"database", share(s.database_kernel_ns)},
                          {"library_model", share(s.library_kernel_ns)},
+                         {"triton_model", share(s.triton_kernel_ns)},
                          {"generic", share(s.generic_kernel_ns)}}},
                        {"top_kernels_without_db_entry", without_db}};
   j["problems"] = result.problems;

@@ -131,8 +131,12 @@ void print_kernels(std::ostream& out, const Session& session, const RunStats& s)
   }
   if (s.all_kernel_ns > 0) {
     out << "\ntime sources " << pct(s.database_kernel_ns, s.all_kernel_ns) << " kernel database, "
-        << pct(s.library_kernel_ns, s.all_kernel_ns) << " library models, "
-        << pct(s.generic_kernel_ns, s.all_kernel_ns)
+        << pct(s.library_kernel_ns, s.all_kernel_ns) << " library models, ";
+    if (s.triton_kernel_ns > 0) {
+      out << pct(s.triton_kernel_ns, s.all_kernel_ns)
+          << " Triton model (IR loads/stores x size arguments; interim, see TRITON_MODEL.md), ";
+    }
+    out << pct(s.generic_kernel_ns, s.all_kernel_ns)
         << " generic fallback (launch geometry only) of simulated kernel time\n";
   }
   if (!session.options().kernel_db.empty() && !s.kernels_without_db.empty()) {

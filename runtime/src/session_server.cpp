@@ -17,6 +17,7 @@
 #include "seer/runtime/kernel_db.h"
 #include "seer/runtime/report.h"
 #include "seer/simcore/nccl/env.h"
+#include "triton_kernels.h"
 
 namespace seer::rt {
 namespace {
@@ -249,6 +250,10 @@ void SessionServer::accept_clients() {
     if (fd < 0) return;
     auto c = std::make_unique<Client>();
     c->fd = fd;
+    // Names the process in messages even when it never says hello (the hello's pid replaces it).
+    ucred peer{};
+    socklen_t peer_size = sizeof peer;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) == 0) c->info.pid = peer.pid;
     c->index = static_cast<int>(clients_.size());
     clients_.push_back(std::move(c));
   }
@@ -276,6 +281,12 @@ void SessionServer::read_client(Client& c) {
   }
   if (corrupt && !c.gone) drop(c, "sent a malformed frame header");
   if (eof && !c.gone) {
+    if (c.reader.pending() > 0) {
+      problems_.push_back("dropped the connection of process " + std::to_string(c.info.pid) +
+                          ": it closed the connection in the middle of a message (" +
+                          std::to_string(c.reader.pending()) + " bytes of an incomplete frame)");
+      std::fprintf(stderr, "seer: %s\n", problems_.back().c_str());
+    }
     c.gone = true;
     ::close(c.fd);
     c.fd = -1;
@@ -325,7 +336,7 @@ void SessionServer::handle_message(Client& c, const std::string& payload) {
       handle_batch(c, m.batch());
       return;
     default:
-      drop(c, "sent an empty message");
+      drop(c, "sent a message of no known type (empty, or not Seer's wire protocol)");
   }
 }
 
@@ -395,10 +406,15 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
   c.info.last_time = std::max(c.info.last_time, t);
   bool ok = true;
   switch (r.body_case()) {
-    case wire::Record::kRegisterKernel:
-      c.kernels[r.register_kernel().func_id()] =
-          engine_.intern_kernel(demangle(r.register_kernel().name()));
+    case wire::Record::kRegisterKernel: {
+      const wire::RegisterKernel& k = r.register_kernel();
+      const uint32_t id = engine_.intern_kernel(demangle(k.name()));
+      c.kernels[k.func_id()] = id;
+      if (k.has_triton()) {
+        c.triton_kernels[k.func_id()] = engine_.add_triton_kernel(triton_kernel_of(k.triton()));
+      }
       break;
+    }
     case wire::Record::kLaunch: {
       const wire::Launch& l = r.launch();
       sim::OpDesc op;
@@ -407,6 +423,11 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
       op.kernel =
           it != c.kernels.end() ? it->second : engine_.intern_kernel("<unregistered kernel>");
       op.geometry = {l.gx(), l.gy(), l.gz(), l.bx(), l.by(), l.bz(), l.shmem()};
+      if (auto tk = c.triton_kernels.find(l.func_id()); tk != c.triton_kernels.end()) {
+        op.triton = tk->second;
+      }
+      op.nsizes = static_cast<uint8_t>(std::min(l.size_args_size(), sim::OpDesc::kMaxSizes));
+      for (int i = 0; i < op.nsizes; ++i) op.sizes[i] = l.size_args(i);
       ok = engine_.submit(p, l.stream(), t, op);
       break;
     }
@@ -477,6 +498,10 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
     }
     case wire::Record::kNvtx: {
       const wire::Nvtx& n = r.nvtx();
+      if (!wire::Nvtx::Kind_IsValid(n.kind())) {
+        ok = false;
+        break;
+      }
       NvtxEvent e;
       e.process = p;
       e.thread = r.thread();
@@ -500,7 +525,7 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
   activity_.on_record(p, r, ok);
   if (!ok) {
     problems_.push_back("process " + std::to_string(c.info.pid) +
-                        " sent a record naming an unknown stream or GPU (ignored)");
+                        " sent a record naming an unknown stream, GPU or kind (ignored)");
   }
 }
 

@@ -34,8 +34,9 @@ struct Client {
   uint64_t answers_received = 0;
   bool all_blocked = false;
   uint64_t answers_sent = 0;
-  std::deque<std::pair<uint64_t, sim::Time>> unacked;  // (answer number, answer time)
-  std::unordered_map<uint64_t, uint32_t> kernels;      // client func id -> engine kernel id
+  std::deque<std::pair<uint64_t, sim::Time>> unacked;    // (answer number, answer time)
+  std::unordered_map<uint64_t, uint32_t> kernels;        // client func id -> engine kernel id
+  std::unordered_map<uint64_t, int32_t> triton_kernels;  // client func id -> Triton model index
   std::string last_call;
   size_t pending_requests = 0;
   // Messages not yet written: collective results are sent unasked, so a client that is busy

@@ -16,6 +16,17 @@ int Engine::add_gpu(const GpuSpec& spec, int node, const NodeLinks& links) {
   return static_cast<int>(gpus_.size()) - 1;
 }
 
+int32_t Engine::add_triton_kernel(TritonKernel model) {
+  triton_kernels_.push_back(std::move(model));
+  return static_cast<int32_t>(triton_kernels_.size() - 1);
+}
+
+const TritonKernel* Engine::triton_kernel(int32_t index) const {
+  return index >= 0 && index < static_cast<int32_t>(triton_kernels_.size())
+             ? &triton_kernels_[static_cast<size_t>(index)]
+             : nullptr;
+}
+
 uint32_t Engine::intern_kernel(const std::string& name) {
   auto [it, inserted] = kernel_ids_.emplace(name, static_cast<uint32_t>(kernel_names_.size()));
   if (inserted) kernel_names_.push_back(name);
@@ -188,6 +199,12 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
           source = TimeSource::kDatabase;
           return *t;
         }
+      }
+      if (const TritonKernel* triton = triton_kernel(op.desc.triton)) {
+        source = TimeSource::kTritonModel;
+        const double bytes =
+            triton_bytes(*triton, op.desc.sizes, op.desc.nsizes, op.desc.geometry.blocks());
+        return triton_kernel_ns(g.spec, triton->kind, bytes);
       }
       source = TimeSource::kGenericKernel;
       return generic_kernel_ns(g.spec, op.desc.geometry);

@@ -16,6 +16,7 @@
 #include "seer/simcore/gpu_spec.h"
 #include "seer/simcore/op.h"
 #include "seer/simcore/time.h"
+#include "seer/simcore/triton_model.h"
 
 namespace seer::sim {
 
@@ -57,6 +58,11 @@ class Engine {
       std::function<std::optional<Time>(const GpuSpec&, const std::string& name,
                                         const LaunchGeometry&, const std::string& library_params)>;
   void set_kernel_lookup(KernelLookup lookup) { kernel_lookup_ = std::move(lookup); }
+
+  // Kernels the Triton model times (triton_model.h): a launch names one by OpDesc::triton.
+  // One per (process, kernel handle): same-named kernels can differ (autotuned block sizes).
+  int32_t add_triton_kernel(TritonKernel model);
+  const TritonKernel* triton_kernel(int32_t index) const;
 
   // Times collectives with NCCL's model and moves their data as flows on the cluster's network
   // (otherwise: the simple collective model of collective_model.h).
@@ -255,6 +261,7 @@ class Engine {
   };
   std::unique_ptr<CollectiveNetwork> net_;
   KernelLookup kernel_lookup_;
+  std::vector<TritonKernel> triton_kernels_;
   std::map<uint64_t, NetTask> net_tasks_;
   uint64_t next_net_token_ = 1;
   Time now_ = 0;

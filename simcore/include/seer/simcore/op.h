@@ -86,6 +86,12 @@ struct OpDesc {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   int dtype = 0;
   int compute = -1;  // math pipe (gemm DType); -1: the element type's
+  // Kernels whose model needs sizes (Triton: xnumel, r0_numel, ...): the values the launch
+  // passed, in the order the kernel's model names them.
+  static constexpr int kMaxSizes = 4;
+  int32_t triton = -1;  // the Engine's Triton kernel description, when the model times it
+  uint8_t nsizes = 0;
+  uint64_t sizes[kMaxSizes] = {};
 };
 
 // Where each kernel's duration came from (the report shows the shares).
@@ -96,6 +102,7 @@ enum class TimeSource : uint8_t {
   kCollectiveModel,
   kLibraryModel,
   kDatabase,
+  kTritonModel,  // a Triton kernel timed from its IR's accesses and its size arguments
 };
 
 // One finished operation, as the report and the trace see it.

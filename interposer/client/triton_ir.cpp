@@ -1,0 +1,446 @@
+// TTIR as Triton 3.x prints it (MLIR generic-free form, one op per line): the kernel is
+//   tt.func public @NAME(%in_ptr0: !tt.ptr<f32> {...} loc(...), %xnumel: i32 {...} loc(...)) ...
+// SSA values are named after the Python variables of the kernel (Inductor: xoffset, xindex,
+// r0_index, r0_offset, ...). An access's address depends on a size dimension when its pointer
+// is computed from that dimension's index values (a make_range or loop variable named after it,
+// or the program id along the dimension's grid axis); the dependence is followed through the
+// operands of every op.
+
+#include "triton_ir.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace seer::client {
+namespace {
+
+constexpr uint32_t kProgramBit = 1u << 31;
+
+// Inductor's size arguments, in the order the model names them.
+constexpr const char* kSizeNames[] = {"xnumel",   "ynumel",   "znumel",
+                                      "r0_numel", "r1_numel", "rnumel"};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '$' || c == '-';
+}
+
+// Every %name token of `s`, in order.
+std::vector<std::string_view> values_in(std::string_view s) {
+  std::vector<std::string_view> out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') continue;
+    size_t j = i + 1;
+    while (j < s.size() && ident_char(s[j])) ++j;
+    if (j > i + 1) out.push_back(s.substr(i + 1, j - i - 1));
+    i = j - 1;
+  }
+  return out;
+}
+
+// The parameter list's top-level entries ("%name: type {attrs} loc(...)").
+std::vector<std::string_view> split_params(std::string_view s) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '(' || c == '{' || c == '<' || c == '[') ++depth;
+    if (c == ')' || c == '}' || c == '>' || c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (start < s.size()) out.push_back(trim(s.substr(start)));
+  return out;
+}
+
+int scalar_bytes(std::string_view type) {
+  if (type == "i1" || type == "i8" || type == "f8E4M3FN" || type == "f8E5M2") return 1;
+  if (type == "i16" || type == "f16" || type == "bf16") return 2;
+  if (type == "i32" || type == "f32") return 4;
+  if (type == "i64" || type == "f64") return 8;
+  if (type.rfind("f8", 0) == 0) return 1;
+  return 0;
+}
+
+// The dimension an index value's name belongs to, or -1.
+int dim_of_name(std::string_view name, const std::vector<std::string>& dims) {
+  auto index_of = [&](const char* size_name) {
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] == size_name) return static_cast<int>(d);
+    }
+    return -1;
+  };
+  if (name.rfind("r0_", 0) == 0) {
+    const int d = index_of("r0_numel");
+    return d >= 0 ? d : index_of("rnumel");
+  }
+  if (name.rfind("r1_", 0) == 0) return index_of("r1_numel");
+  if (name.size() >= 2 && name[0] == 'r' &&
+      (name.rfind("rindex", 0) == 0 || name.rfind("roffset", 0) == 0 ||
+       name.rfind("rbase", 0) == 0)) {
+    const int d = index_of("rnumel");
+    return d >= 0 ? d : index_of("r0_numel");
+  }
+  if (name.rfind("xindex", 0) == 0 || name.rfind("xoffset", 0) == 0) return index_of("xnumel");
+  if (name.rfind("yindex", 0) == 0 || name.rfind("yoffset", 0) == 0) return index_of("ynumel");
+  if (name.rfind("zindex", 0) == 0 || name.rfind("zoffset", 0) == 0) return index_of("znumel");
+  return -1;
+}
+
+struct PtrType {
+  uint32_t elem_bytes = 0;
+  uint64_t tile = 1;
+};
+
+// Element size and tile of the first `tensor<AxBx!tt.ptr<T>>` or `!tt.ptr<T>` in `s`; with
+// `plain_tensor`, the first `tensor<AxBxT>` (descriptor loads).
+bool pointer_type(std::string_view s, bool plain_tensor, PtrType& out) {
+  if (!plain_tensor) {
+    const size_t p = s.find("!tt.ptr<");
+    if (p == std::string_view::npos) return false;
+    const size_t e = s.find('>', p);
+    if (e == std::string_view::npos) return false;
+    out.elem_bytes = static_cast<uint32_t>(scalar_bytes(s.substr(p + 8, e - p - 8)));
+    const size_t t = s.rfind("tensor<", p);
+    out.tile = 1;
+    if (t != std::string_view::npos && s.find('>', t) > p) {
+      std::string_view shape = s.substr(t + 7, p - t - 7);
+      size_t i = 0;
+      while (i < shape.size()) {
+        uint64_t v = 0;
+        bool digits = false;
+        while (i < shape.size() && shape[i] >= '0' && shape[i] <= '9') {
+          v = v * 10 + static_cast<uint64_t>(shape[i] - '0');
+          digits = true;
+          ++i;
+        }
+        if (digits) out.tile *= v;
+        ++i;  // the 'x'
+      }
+    }
+    return out.elem_bytes > 0;
+  }
+  const size_t t = s.find("tensor<");
+  if (t == std::string_view::npos) return false;
+  const size_t e = s.find('>', t);
+  if (e == std::string_view::npos) return false;
+  std::string_view body = s.substr(t + 7, e - t - 7);
+  out.tile = 1;
+  size_t last_x = body.rfind('x');
+  if (last_x == std::string_view::npos) return false;
+  out.elem_bytes = static_cast<uint32_t>(scalar_bytes(body.substr(last_x + 1)));
+  std::string_view shape = body.substr(0, last_x);
+  size_t i = 0;
+  while (i <= shape.size()) {
+    const size_t x = shape.find('x', i);
+    std::string_view num =
+        shape.substr(i, x == std::string_view::npos ? std::string_view::npos : x - i);
+    out.tile *= std::strtoull(std::string(num).c_str(), nullptr, 10);
+    if (x == std::string_view::npos) break;
+    i = x + 1;
+  }
+  return out.elem_bytes > 0;
+}
+
+struct Parser {
+  const std::vector<std::string>& dims;
+  bool has_y = false, has_z = false;
+  std::unordered_map<std::string, uint32_t> taint;
+
+  uint32_t dim_bit(const char* size_name) const {
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] == size_name) return 1u << d;
+    }
+    return 0;
+  }
+
+  uint32_t of(std::string_view rest) const {
+    uint32_t t = 0;
+    for (std::string_view v : values_in(rest)) {
+      auto it = taint.find(std::string(v));
+      if (it != taint.end()) t |= it->second;
+    }
+    return t;
+  }
+
+  uint32_t program_id_taint(std::string_view op) const {
+    const size_t p = op.find("tt.get_program_id");
+    const char axis = trim(op.substr(p + 17)).empty() ? 'x' : trim(op.substr(p + 17))[0];
+    uint32_t bit = dim_bit("xnumel");
+    if (axis == 'y' && has_y) bit = dim_bit("ynumel");
+    if (axis == 'z') bit = has_z ? dim_bit("znumel") : has_y ? dim_bit("ynumel") : bit;
+    return bit | kProgramBit;
+  }
+};
+
+void add_access(wire::TritonKernel& model, const PtrType& type, uint32_t taint, bool atomic,
+                bool reused = false) {
+  wire::TritonAccess* a = model.add_accesses();
+  a->set_elem_bytes(type.elem_bytes);
+  a->set_tile_elems(type.tile);
+  a->set_dims(taint & ~kProgramBit);
+  a->set_per_program((taint & kProgramBit) != 0);
+  a->set_atomic(atomic);
+  a->set_reused(reused);
+}
+
+}  // namespace
+
+bool parse_triton_ir(std::string_view text, std::string_view kernel, TritonIr& out) {
+  const std::string head = "tt.func public @" + std::string(kernel) + "(";
+  const size_t f = text.find(head);
+  if (f == std::string_view::npos) return false;
+  // The parameter list ends at the ')' that closes the one after the name.
+  size_t i = f + head.size();
+  int depth = 1;
+  size_t close = i;
+  for (; close < text.size() && depth > 0; ++close) {
+    if (text[close] == '(') ++depth;
+    if (text[close] == ')') --depth;
+  }
+  if (depth != 0) return false;
+  const std::vector<std::string_view> params = split_params(text.substr(i, close - 1 - i));
+
+  out = TritonIr{};
+  std::vector<std::string> dims;
+  std::map<int, std::pair<int, int>> size_at;  // canonical order -> (param index, bytes)
+  for (size_t p = 0; p < params.size(); ++p) {
+    const std::string_view param = params[p];
+    if (param.empty() || param[0] != '%') continue;
+    const size_t colon = param.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view name = param.substr(1, colon - 1);
+    std::string_view type = trim(param.substr(colon + 1));
+    type = type.substr(0, type.find(' '));
+    for (size_t k = 0; k < std::size(kSizeNames); ++k) {
+      const int bytes = scalar_bytes(type);
+      if (name == kSizeNames[k] && (type == "i32" || type == "i64")) {
+        size_at[static_cast<int>(k)] = {static_cast<int>(p), bytes};
+      }
+    }
+  }
+  for (const auto& [k, at] : size_at) {
+    if (dims.size() >= 4) break;  // the session keeps at most 4 sizes per launch
+    dims.emplace_back(kSizeNames[k]);
+    out.model.add_size_names(kSizeNames[k]);
+    out.size_params.push_back({at.first, at.second});
+  }
+  const std::string name(kernel);
+  out.model.set_reduction(name.rfind("triton_red_", 0) == 0 || name.rfind("triton_per_", 0) == 0);
+
+  Parser parser{dims, false, false, {}};
+  for (const std::string& d : dims) {
+    parser.has_y |= d == "ynumel";
+    parser.has_z |= d == "znumel";
+  }
+  size_t pos = text.find('\n', close);
+  while (pos != std::string_view::npos && pos < text.size()) {
+    const size_t end = text.find('\n', pos + 1);
+    const std::string_view line = trim(text.substr(
+        pos + 1, end == std::string_view::npos ? std::string_view::npos : end - pos - 1));
+    pos = end;
+    if (line.rfind("tt.func", 0) == 0) break;  // the next function
+    if (line.empty() || line[0] == '#' || line[0] == '^') continue;
+
+    std::string_view results, op = line;
+    const size_t eq = line.find(" = ");
+    if (line[0] == '%' && eq != std::string_view::npos) {
+      results = line.substr(0, eq);
+      op = line.substr(eq + 3);
+    }
+    uint32_t t = 0;
+    if (op.rfind("tt.get_program_id", 0) == 0) {
+      t = parser.program_id_taint(op);
+    } else if (op.rfind("tt.make_range", 0) == 0) {
+      const std::vector<std::string_view> r = values_in(results);
+      const int d = r.empty() ? -1 : dim_of_name(r[0], dims);
+      t = d >= 0 ? 1u << d : 0;
+    } else if (op.rfind("scf.for", 0) == 0) {
+      // scf.for %iv = %lb to %ub step %s iter_args(%acc = %init, ...) -> (...) {
+      const std::vector<std::string_view> v = values_in(op);
+      if (!v.empty()) {
+        const int d = dim_of_name(v[0], dims);
+        parser.taint[std::string(v[0])] = (d >= 0 ? 1u << d : 0) | parser.of(op.substr(1));
+      }
+      const size_t iter = op.find("iter_args(");
+      if (iter != std::string_view::npos) {
+        for (std::string_view arg :
+             split_params(op.substr(iter + 10, op.find(')', iter) - iter - 10))) {
+          const std::vector<std::string_view> names = values_in(arg);
+          if (names.size() >= 2) parser.taint[std::string(names[0])] = parser.of(names[1]);
+        }
+      }
+      t = parser.of(op);
+    } else {
+      t = parser.of(op);
+    }
+    for (std::string_view r : values_in(results)) parser.taint[std::string(r)] = t;
+
+    const bool load = op.rfind("tt.load ", 0) == 0;
+    const bool store = op.rfind("tt.store ", 0) == 0;
+    const bool atomic = op.rfind("tt.atomic_rmw ", 0) == 0 || op.rfind("tt.atomic_cas ", 0) == 0;
+    const bool desc_load = op.rfind("tt.descriptor_load ", 0) == 0;
+    const bool desc_store = op.rfind("tt.descriptor_store ", 0) == 0;
+    if (!load && !store && !atomic && !desc_load && !desc_store) continue;
+    const size_t colon = op.rfind(" : ");
+    if (colon == std::string_view::npos) continue;
+    PtrType type;
+    if (load || store || atomic) {
+      const std::vector<std::string_view> v = values_in(op.substr(0, colon));
+      if (v.empty() || !pointer_type(op.substr(colon), false, type)) continue;
+      auto it = parser.taint.find(std::string(v[0]));
+      add_access(out.model, type, it != parser.taint.end() ? it->second : 0, atomic,
+                 load && op.find("evict_last") != std::string_view::npos);
+    } else {
+      // Descriptor (TMA) ops: the tile is the tensor type; the address is the index operands.
+      const size_t arrow = op.find("-> ", colon);
+      const std::string_view type_text =
+          desc_load && arrow != std::string_view::npos ? op.substr(arrow) : op.substr(colon);
+      if (!pointer_type(type_text, true, type)) continue;
+      const size_t open = op.find('[');
+      const size_t shut = op.find(']', open == std::string_view::npos ? 0 : open);
+      const uint32_t index_taint = open != std::string_view::npos && shut != std::string_view::npos
+                                       ? parser.of(op.substr(open, shut - open))
+                                       : 0;
+      add_access(out.model, type, index_taint, false);
+    }
+  }
+  return true;
+}
+
+int read_size_args(const TritonIr& ir, void** params, uint64_t* sizes, int max) {
+  if (!params) return 0;
+  int n = 0;
+  for (const TritonIr::SizeParam& p : ir.size_params) {
+    if (n >= max) break;
+    const void* arg = params[p.index];
+    if (!arg) return 0;
+    int64_t v = 0;
+    if (p.bytes == 8) {
+      std::memcpy(&v, arg, 8);
+    } else {
+      int32_t v32 = 0;
+      std::memcpy(&v32, arg, 4);
+      v = v32;
+    }
+    sizes[n++] = v > 0 ? static_cast<uint64_t>(v) : 0;
+  }
+  return n;
+}
+
+namespace {
+
+bool read_file(const std::string& path, std::string& out) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  out.clear();
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return true;
+}
+
+std::string directory_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// Triton's cache roots: TRITON_CACHE_DIR, ~/.triton/cache, and Inductor's per-device caches.
+std::vector<std::string> cache_roots() {
+  std::vector<std::string> roots;
+  if (const char* d = std::getenv("TRITON_CACHE_DIR"); d && *d) roots.emplace_back(d);
+  if (const char* h = std::getenv("HOME"); h && *h)
+    roots.push_back(std::string(h) + "/.triton/cache");
+  std::string inductor;
+  if (const char* d = std::getenv("TORCHINDUCTOR_CACHE_DIR"); d && *d) {
+    inductor = d;
+  } else if (const char* u = std::getenv("USER"); u && *u) {
+    inductor = std::string("/tmp/torchinductor_") + u;
+  } else {
+    inductor = "/tmp/torchinductor_root";
+  }
+  const std::string triton_dir = inductor + "/triton";
+  if (DIR* dir = ::opendir(triton_dir.c_str())) {
+    while (dirent* e = ::readdir(dir)) {
+      if (e->d_name[0] != '.') roots.push_back(triton_dir + "/" + e->d_name);
+    }
+    ::closedir(dir);
+  }
+  return roots;
+}
+
+// The cache entry directory whose `<kernel>.cubin` holds exactly `image`.
+std::string find_cache_entry(const std::string& kernel, const void* image, size_t bytes) {
+  std::string content;
+  for (const std::string& root : cache_roots()) {
+    DIR* dir = ::opendir(root.c_str());
+    if (!dir) continue;
+    std::string found;
+    while (dirent* e = ::readdir(dir)) {
+      if (e->d_name[0] == '.') continue;
+      const std::string entry = root + "/" + e->d_name;
+      const std::string cubin = entry + "/" + kernel + ".cubin";
+      struct stat st {};
+      if (::stat(cubin.c_str(), &st) != 0) continue;
+      if (bytes && static_cast<size_t>(st.st_size) != bytes) continue;
+      if (!read_file(cubin, content) || content.size() < 64) continue;
+      if (std::memcmp(content.data(), image, bytes ? bytes : content.size()) == 0) {
+        found = entry;
+        break;
+      }
+    }
+    ::closedir(dir);
+    if (!found.empty()) return found;
+  }
+  return {};
+}
+
+}  // namespace
+
+const TritonIr* find_triton_ir(const std::string& kernel, const std::string& module_path,
+                               const void* image, size_t image_bytes) {
+  static std::mutex mu;
+  static auto* by_entry = new std::map<std::string, std::unique_ptr<TritonIr>>();
+  std::string dir;
+  if (!module_path.empty()) {
+    dir = directory_of(module_path);
+  } else if (image && image_bytes) {
+    dir = find_cache_entry(kernel, image, image_bytes);
+  }
+  if (dir.empty()) return nullptr;
+  const std::string key = dir + "/" + kernel;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = by_entry->find(key); it != by_entry->end()) return it->second.get();
+  std::string text;
+  auto ir = std::make_unique<TritonIr>();
+  if (!read_file(dir + "/" + kernel + ".ttir", text) || !parse_triton_ir(text, kernel, *ir)) {
+    by_entry->emplace(key, nullptr);
+    return nullptr;
+  }
+  return by_entry->emplace(key, std::move(ir)).first->second.get();
+}
+
+}  // namespace seer::client
