@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ops.h"
+#include "user_object_destructors.h"
 
 namespace seer::client::graph {
 
@@ -114,7 +115,7 @@ void add_node(Capture* c, StreamObj* s, std::shared_ptr<Node> n) {
 
 void release_refs(UserObject* o, unsigned count) {
   if (o->refs.fetch_sub(count) == static_cast<int64_t>(count)) {
-    if (o->destroy) o->destroy(o->ptr);
+    defer_user_object_destructor(o->destroy, o->ptr);
     delete o;
   }
 }
@@ -607,6 +608,7 @@ cudaError_t update_exec(Exec* x, Graph* g) {
 // Host nodes run when the stream reaches them: the replay leaves its API call, waits for the
 // stream's earlier work, calls the function, and goes on (as cudaLaunchHostFunc does).
 cudaError_t launch(Exec* x, const void* stream, bool per_thread) {
+  release_user_object_destructors();
   std::vector<std::shared_ptr<Node>> nodes;
   Plan plan;
   {

@@ -1,5 +1,6 @@
 #include "activity.h"
 #include "ops.h"
+#include "user_object_destructors.h"
 
 namespace seer::client::ops {
 
@@ -18,6 +19,7 @@ void submit(ThreadState& ts, StreamObj* s, PodRecord& r) {
 }
 
 void sync_stream(ThreadState& ts, StreamObj* s) {
+  release_user_object_destructors();
   const Core& core = Core::instance();
   if (s->known_for == s->submitted) {
     // The session already told us when this stream's work completes; answer locally with the
@@ -37,6 +39,7 @@ void sync_stream(ThreadState& ts, StreamObj* s) {
 }
 
 void sync_device(ThreadState& ts, int device) {
+  release_user_object_destructors();
   wire::Request r;
   r.set_device_sync(device);
   Core::instance().request(ts, r);

@@ -2,6 +2,8 @@
 // (timed with events, host time per launch with std::chrono), the bytes of its copies moving
 // at replay, a host node, a fork/join capture across two streams, and capture misuse.
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include "../../e2e/programs/common.h"
@@ -202,10 +204,40 @@ void misuse() {
 
 }  // namespace
 
+// A user object's destructor runs after its graph is gone, not inside the destroy call, and
+// once the program synchronizes (CUDA runs it later, on a thread of its own).
+std::atomic<int> g_destroyed{0};
+void destroy_user_object(void *p) { g_destroyed.fetch_add(*static_cast<int *>(p)); }
+
+void user_object() {
+  static int one = 1;
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+  cudaGraph_t g;
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  work<<<1, 32, 0, s>>>();
+  CHECK(cudaStreamEndCapture(s, &g));
+  cudaUserObject_t o;
+  CHECK(cudaUserObjectCreate(&o, &one, destroy_user_object, 1, cudaUserObjectNoDestructorSync));
+  CHECK(cudaGraphRetainUserObject(g, o, 1, cudaGraphUserObjectMove));
+  cudaGraphExec_t x;
+  CHECK(cudaGraphInstantiate(&x, g, 0));
+  CHECK(cudaGraphDestroy(g));
+  CHECK(cudaGraphExecDestroy(x));
+  result_int("user_object_destroyed_at_destroy", g_destroyed.load());
+  CHECK(cudaStreamSynchronize(s));
+  for (int i = 0; i < 2000 && g_destroyed.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  result_int("user_object_destroyed_after_sync", g_destroyed.load());
+  CHECK(cudaStreamDestroy(s));
+}
+
 int main() {
   timed_replay();
   fork_join();
   misuse();
+  user_object();
   result_int("done", 1);
   return 0;
 }
