@@ -301,9 +301,11 @@ static unsigned blocks_for(size_t n) {
 // would: C[m x n] = op(A) op(B) in row-major storage, i.e. C^T = op(B)^T op(A)^T for cuBLAS'
 // column-major view. The fused residual of the hand-written kernel becomes beta = 1 on C.
 static cublasHandle_t blas_handle() {
-  static thread_local cublasHandle_t handles[64] = {};
+  // Indexed by device ordinal: a process of a 128-rank run on one host may drive device 127.
+  static thread_local std::vector<cublasHandle_t> handles;
   int device = 0;
   CHECK(cudaGetDevice(&device));
+  if (static_cast<size_t>(device) >= handles.size()) handles.resize(device + 1, nullptr);
   if (!handles[device]) {
     if (cublasCreate(&handles[device]) != CUBLAS_STATUS_SUCCESS) {
       std::fprintf(stderr, "cublasCreate failed\n");
