@@ -17,6 +17,7 @@
 #include "device_memory.h"
 #include "proto/frame.h"
 #include "rank_env.h"
+#include "thread_cpu_clock.h"
 #include "time_source.h"
 
 namespace seer::client {
@@ -432,6 +433,11 @@ void Core::flush_locked(const wire::Request* request) {
 }
 
 wire::Answer Core::request(ThreadState& ts, wire::Request& r) {
+  // Inside an API call, the CPU time since the call began is Seer's (serializing payloads,
+  // parsing answers), not the program's; outside one, the program's time so far counts first.
+  if (ts.mode.load(std::memory_order_relaxed) != static_cast<int>(ThreadMode::kInSeer)) {
+    account_cpu(ts);
+  }
   r.set_id(next_request_id_.fetch_add(1));
   r.set_thread(ts.index);
   r.set_t(ts.clock.load(std::memory_order_relaxed));
@@ -442,8 +448,7 @@ wire::Answer Core::request(ThreadState& ts, wire::Request& r) {
     flush_locked(&r);
   }
   wire::Answer a = wait_answer(r.id());
-  account_cpu(ts);  // the thread's CPU time while it was in the app before this call
-  ts.cpu_mark = thread_cpu_ns();
+  if (!modeled()) ts.cpu_mark = thread_cpu_ns();
   return a;
 }
 
@@ -704,6 +709,7 @@ void Core::at_exit() {
 
 void Core::at_fork_child() {
   active_.store(false, std::memory_order_release);
+  thread_cpu_clock_at_fork_child();
   Core& core = instance();
   core.forked_child_ = true;
   core.shut_down_.store(true, std::memory_order_release);

@@ -27,7 +27,6 @@ inline bool virtualized_clock(clockid_t c) {
 // Real clocks, read without going through our own clock_gettime interposer.
 int64_t real_clock_ns(clockid_t clock);
 inline int64_t real_monotonic_ns() { return real_clock_ns(CLOCK_MONOTONIC); }
-inline int64_t thread_cpu_ns() { return real_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 // The libc implementation of clock_gettime (resolved with RTLD_NEXT).
 int real_clock_gettime(clockid_t clock, timespec* ts);
 // libc's poll, for Seer's own socket checks (timed_waits.cpp interposes the public one).
