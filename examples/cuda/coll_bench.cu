@@ -1,6 +1,8 @@
 // A collective benchmark in the manner of nccl-tests: for every operation (AllReduce, AllGather,
 // ReduceScatter, Broadcast, Reduce, AlltoAll, SendRecv) and every message size it runs warm-up
 // iterations, then times n iterations with CUDA events and std::chrono and prints one table row.
+// With -G N the n timed iterations are captured into one CUDA graph per GPU (stream capture) and
+// the graphs are launched N times: one host launch per GPU stands for n iterations' calls.
 //
 // Build (MPI is always linked; it is only initialized when launched by mpirun):
 //   nvcc -ccbin mpicxx -cudart shared -O2 -o coll_bench coll_bench.cu -lnccl
@@ -8,6 +10,8 @@
 //   mpirun -np 16 ./coll_bench -b 8 -e 128M -f 2
 // or one process driving G GPUs (no MPI runtime needed):
 //   ./coll_bench -g 8 -b 8 -e 128M -f 2
+// and with the timed iterations replayed from CUDA graphs (nccl-tests' -G):
+//   ./coll_bench -g 8 -b 8 -e 128M -f 2 -o allreduce -G 10
 //
 // Options: -b BYTES   smallest size (K, M, G suffixes are powers of 1024)      default 8
 //          -e BYTES   largest size                                             default 128M
@@ -22,6 +26,8 @@
 //          -a 0|1     AlltoAll as ncclAlltoAll (1) or as grouped ncclSend/ncclRecv (0, like
 //                     nccl-tests)                                              default 0
 //          -g G       GPUs driven by each process                              default 1
+//          -G N       CUDA graph mode: capture the n timed iterations into a graph
+//                     per GPU and launch it N times (0: no graphs)             default 0
 //
 // Sizes follow nccl-tests: for AllGather, ReduceScatter and AlltoAll the size is the whole buffer
 // (nranks x the per-rank piece) and the count is rounded down to a multiple of nranks.
@@ -34,8 +40,9 @@
 // followed by a column header (a comment) and one row per size:
 //   size(B) count type redop root time(us) algbw(GB/s) busbw(GB/s) host(us)
 // time(us) is CUDA-event time per iteration on rank 0's stream; host(us) is std::chrono time per
-// iteration on rank 0 (from before the first launch to after the stream synchronize). type and
-// redop are words (float, sum, none), root is -1 for operations without one.
+// iteration on rank 0 (from before the first launch to after the stream synchronize). Under -G N
+// both are divided by N x n iterations, and the capture and instantiation are outside them. type
+// and redop are words (float, sum, none), root is -1 for operations without one.
 
 #include <cuda_runtime.h>
 #define OMPI_SKIP_MPICXX 1  // the MPI C API is all these programs use
@@ -190,6 +197,7 @@ struct Options {
   int root = 0;
   int native_alltoall = 0;
   int gpus = 1;
+  int graph_launches = 0;
 };
 
 struct Gpu {
@@ -261,11 +269,76 @@ static void synchronize(std::vector<Gpu>& gpus) {
   }
 }
 
+// -G: the timed iterations captured into one graph per local GPU. The GPUs of one thread are
+// captured together, as their calls form NCCL groups across them.
+static std::vector<cudaGraphExec_t> capture(Op op, std::vector<Gpu>& gpus, int nranks, size_t count,
+                                            ncclDataType_t type, size_t type_size,
+                                            const Options& o) {
+  for (Gpu& g : gpus) {
+    CHECK(cudaSetDevice(g.device));
+    CHECK(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal));
+  }
+  for (int it = 0; it < o.iters; ++it) issue(op, gpus, nranks, count, type, type_size, o);
+  std::vector<cudaGraphExec_t> execs(gpus.size());
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    CHECK(cudaSetDevice(gpus[i].device));
+    cudaGraph_t graph = nullptr;
+    CHECK(cudaStreamEndCapture(gpus[i].stream, &graph));
+    CHECK(cudaGraphInstantiate(&execs[i], graph, 0));
+    CHECK(cudaGraphDestroy(graph));
+  }
+  return execs;
+}
+
+struct Timing {
+  double time_us = 0;  // CUDA-event time per iteration
+  double host_us = 0;  // std::chrono time per iteration
+};
+
+// The timed iterations, issued one by one or (-G N) as N launches of the captured graphs.
+static Timing time_iterations(Op op, std::vector<Gpu>& gpus, int nranks, size_t count,
+                              ncclDataType_t type, size_t type_size, const Options& o,
+                              cudaEvent_t start, cudaEvent_t stop) {
+  std::vector<cudaGraphExec_t> execs;
+  if (o.graph_launches > 0) execs = capture(op, gpus, nranks, count, type, type_size, o);
+
+  CHECK(cudaSetDevice(gpus[0].device));
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(cudaEventRecord(start, gpus[0].stream));
+  if (execs.empty()) {
+    for (int it = 0; it < o.iters; ++it) issue(op, gpus, nranks, count, type, type_size, o);
+  } else {
+    for (int launch = 0; launch < o.graph_launches; ++launch) {
+      for (size_t i = 0; i < gpus.size(); ++i) {
+        CHECK(cudaSetDevice(gpus[i].device));
+        CHECK(cudaGraphLaunch(execs[i], gpus[i].stream));
+      }
+    }
+  }
+  CHECK(cudaSetDevice(gpus[0].device));
+  CHECK(cudaEventRecord(stop, gpus[0].stream));
+  synchronize(gpus);
+  const auto t1 = std::chrono::steady_clock::now();
+
+  for (size_t i = 0; i < execs.size(); ++i) {
+    CHECK(cudaSetDevice(gpus[i].device));
+    CHECK(cudaGraphExecDestroy(execs[i]));
+  }
+  float ms = 0;
+  CHECK(cudaEventElapsedTime(&ms, start, stop));
+  const double iterations = double(o.iters) * std::max(1, o.graph_launches);
+  Timing t;
+  t.time_us = 1000.0 * ms / iterations;
+  t.host_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / iterations;
+  return t;
+}
+
 static void usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [-b MINBYTES] [-e MAXBYTES] [-f FACTOR] [-i STEPBYTES] [-n ITERS] "
                "[-w WARMUP] [-o all|allreduce,allgather,reducescatter,broadcast,reduce,"
-               "alltoall,sendrecv] [-d float|half|bf16] [-r ROOT] [-a 0|1] [-g GPUS]\n"
+               "alltoall,sendrecv] [-d float|half|bf16] [-r ROOT] [-a 0|1] [-g GPUS] "
+               "[-G GRAPH_LAUNCHES]\n"
                "  one process per GPU under mpirun, or one process driving -g GPUs\n",
                argv0);
 }
@@ -381,6 +454,8 @@ int main(int argc, char** argv) {
       ok = parse_int(v, &o.native_alltoall, 0) && o.native_alltoall <= 1;
     else if (take(i, argc, argv, "-g", &v) || take(i, argc, argv, "--ngpus", &v))
       ok = parse_int(v, &o.gpus, 1);
+    else if (take(i, argc, argv, "-G", &v) || take(i, argc, argv, "--cudagraph", &v))
+      ok = parse_int(v, &o.graph_launches, 0);
     else {
       if (launch.proc == 0) usage(argv[0]);
       fail(launch, std::string("unknown or incomplete option: ") + opt);
@@ -433,6 +508,10 @@ int main(int argc, char** argv) {
     std::printf("# dtype %s, iters %d, warmup %d, root %d, AlltoAll as %s\n", o.dtype.c_str(),
                 o.iters, o.warmup, o.root,
                 o.native_alltoall ? "ncclAlltoAll" : "grouped ncclSend/ncclRecv");
+    if (o.graph_launches > 0) {
+      std::printf("# CUDA graphs: %d launches of a graph of %d iterations per GPU\n",
+                  o.graph_launches, o.iters);
+    }
     std::fflush(stdout);
   }
 
@@ -453,19 +532,9 @@ int main(int argc, char** argv) {
       for (int it = 0; it < o.warmup; ++it) issue(op, gpus, nranks, count, type, type_size, o);
       synchronize(gpus);
 
-      CHECK(cudaSetDevice(gpus[0].device));
-      const auto t0 = std::chrono::steady_clock::now();
-      CHECK(cudaEventRecord(start, gpus[0].stream));
-      for (int it = 0; it < o.iters; ++it) issue(op, gpus, nranks, count, type, type_size, o);
-      CHECK(cudaSetDevice(gpus[0].device));
-      CHECK(cudaEventRecord(stop, gpus[0].stream));
-      synchronize(gpus);
-      const auto t1 = std::chrono::steady_clock::now();
-
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      const double time_us = 1000.0 * ms / o.iters;
-      const double host_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / o.iters;
+      const Timing t = time_iterations(op, gpus, nranks, count, type, type_size, o, start, stop);
+      const double time_us = t.time_us;
+      const double host_us = t.host_us;
       const double algbw = time_us > 0 ? bytes / 1e3 / time_us : 0.0;  // GB/s
       const double busbw = algbw * bus_factor(op, nranks);
       busbw_sum += busbw;

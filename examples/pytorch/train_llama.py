@@ -5,9 +5,11 @@ RMSNorm, rotary embeddings, grouped-query attention (scaled_dot_product_attentio
 The model is built on the meta device, parallelised, then materialised on the GPU. Parallelism
 by flags: --ddp, --fsdp (FSDP2 fully_shard), --tp N (tensor parallel), --pp N (pipeline), and
 --fsdp --tp N on a 2-D mesh. bf16: FSDP2 MixedPrecisionPolicy (bf16 params, fp32 reduce), else
-autocast. Run it with torchrun, e.g.
+autocast. --compile compiles each transformer block with torch.compile (after tensor parallelism
+and activation checkpointing, before FSDP, as TorchTitan does); the first step then includes the
+compilation. Run it with torchrun, e.g.
 
-    torchrun --nproc_per_node 8 train_llama.py --model llama3-8b --fsdp --steps 10
+    torchrun --nproc_per_node 8 train_llama.py --model llama3-8b --fsdp --steps 10 --compile
 """
 
 import argparse
@@ -135,6 +137,7 @@ class Transformer(nn.Module):
         super().__init__()
         self.args = a
         self.seq_len = seq_len
+        self.compiled_blocks = False
         self.tok_embeddings = nn.Embedding(a.vocab_size, a.dim)
         self.layers = nn.ModuleDict({str(i): TransformerBlock(a) for i in range(a.n_layers)})
         self.norm = RMSNorm(a.dim, a.norm_eps)
@@ -145,6 +148,12 @@ class Transformer(nn.Module):
 
     def forward(self, tokens):
         h = self.tok_embeddings(tokens) if self.tok_embeddings is not None else tokens
+        if self.compiled_blocks and h._base is not None:
+            # Under tensor parallelism the embedding's output is a view of its all-reduce's
+            # result (a tensor subclass); a compiled block given such a view fails in backward
+            # (PyTorch 2.15: "'Tensor' object has no attribute '_local_tensor'"). A copy is not
+            # a view.
+            h = h.clone()
         for layer in self.layers.values():
             h = layer(h, self.rope_cos, self.rope_sin)
         h = self.norm(h) if self.norm is not None else h
@@ -189,6 +198,7 @@ def parse_args():
     p.add_argument("--pp-schedule", default="1f1b", choices=["gpipe", "1f1b"])
     p.add_argument("--microbatches", type=int, help="per pipeline step (default: 2 x --pp)")
     p.add_argument("--ac", action="store_true", help="activation checkpointing of every block")
+    p.add_argument("--compile", action="store_true", help="torch.compile each transformer block")
     p.add_argument("--peak-tflops", type=float, default=989.0, help="bf16 dense peak for MFU")
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     p.add_argument("--seed", type=int, default=0)
@@ -242,6 +252,14 @@ def apply_ac(model):
 
     for name, layer in model.layers.items():
         model.layers[name] = checkpoint_wrapper(layer, preserve_rng_state=False)
+
+
+def apply_compile(model):
+    """torch.compile of each block (the blocks are alike: Dynamo reuses one compiled graph for
+    all of them); embeddings, final norm, output and loss stay eager."""
+    for name, layer in model.layers.items():
+        model.layers[name] = torch.compile(layer, fullgraph=True)
+    model.compiled_blocks = True
 
 
 def apply_fsdp(model, dp_mesh):
@@ -314,6 +332,8 @@ def main():
         apply_tp(model, mesh["tp"])
     if args.ac:
         apply_ac(model)
+    if args.compile:
+        apply_compile(model)
     if args.fsdp:
         apply_fsdp(model, mesh["dp"])
     model.to_empty(device=device)
@@ -374,7 +394,8 @@ def main():
             f"model {args.model}: {a.n_layers} layers, {n_params / 1e9:.3f} B parameters; "
             f"world {world} (dp {dp_size}, tp {args.tp}, pp {args.pp}); "
             f"{'DDP ' if args.ddp else ''}{'FSDP2 ' if args.fsdp else ''}"
-            f"{'AC ' if args.ac else ''}seq {args.seq_len}, batch {args.batch_size}/dp rank",
+            f"{'AC ' if args.ac else ''}{'compiled ' if args.compile else ''}"
+            f"seq {args.seq_len}, batch {args.batch_size}/dp rank",
             flush=True,
         )
 

@@ -193,14 +193,63 @@ struct Parser {
 };
 
 void add_access(wire::TritonKernel& model, const PtrType& type, uint32_t taint, bool atomic,
-                bool reused = false) {
+                uint64_t repeats, bool reused = false) {
   wire::TritonAccess* a = model.add_accesses();
+  a->set_repeats(repeats);
   a->set_elem_bytes(type.elem_bytes);
   a->set_tile_elems(type.tile);
   a->set_dims(taint & ~kProgramBit);
   a->set_per_program((taint & kProgramBit) != 0);
   a->set_atomic(atomic);
   a->set_reused(reused);
+}
+
+// `tensor<AxBxT>`: its dimensions and element type, from the first such type in `s`.
+bool tensor_type(std::string_view s, std::vector<uint64_t>& dims, std::string_view& elem) {
+  const size_t t = s.find("tensor<");
+  if (t == std::string_view::npos) return false;
+  const size_t e = s.find('>', t);
+  if (e == std::string_view::npos) return false;
+  std::string_view body = s.substr(t + 7, e - t - 7);
+  dims.clear();
+  for (;;) {
+    const size_t x = body.find('x');
+    if (x == std::string_view::npos) break;
+    const std::string_view num = body.substr(0, x);
+    if (num.empty() || num.find_first_not_of("0123456789") != std::string_view::npos) break;
+    dims.push_back(std::strtoull(std::string(num).c_str(), nullptr, 10));
+    body.remove_prefix(x + 1);
+  }
+  elem = body;
+  return !dims.empty();
+}
+
+// The math pipe of a tt.dot on elements `elem` (simcore's gemm DType numbering).
+int dot_dtype(std::string_view elem, std::string_view op) {
+  if (elem == "f16") return 3;
+  if (elem == "bf16") return 4;
+  if (elem.rfind("f8", 0) == 0) return 5;
+  if (elem == "i8") return 6;
+  if (elem == "f64") return 0;
+  if (elem == "f32") return op.find("ieee") != std::string_view::npos ? 1 : 2;  // F32 : TF32
+  return -1;
+}
+
+// The trip count of `scf.for %iv = %lb to %ub step %st` when all three are known constants.
+uint64_t trips_of(std::string_view op, const std::unordered_map<std::string, int64_t>& constants) {
+  const std::vector<std::string_view> v = values_in(op.substr(0, op.find(" iter_args")));
+  if (v.size() < 4) return 0;
+  auto value = [&](std::string_view n, int64_t& out) {
+    auto it = constants.find(std::string(n));
+    if (it == constants.end()) return false;
+    out = it->second;
+    return true;
+  };
+  int64_t lb = 0, ub = 0, step = 0;
+  if (!value(v[1], lb) || !value(v[2], ub) || !value(v[3], step) || step <= 0 || ub <= lb) {
+    return 0;
+  }
+  return static_cast<uint64_t>((ub - lb + step - 1) / step);
 }
 
 }  // namespace
@@ -252,6 +301,14 @@ bool parse_triton_ir(std::string_view text, std::string_view kernel, TritonIr& o
     parser.has_y |= d == "ynumel";
     parser.has_z |= d == "znumel";
   }
+  std::unordered_map<std::string, int64_t> constants;
+  std::vector<uint64_t> regions;  // trip count of each open region (1: not a loop or unknown)
+  std::vector<int> region_ids;    // parallel to regions
+  int next_region = 0;
+  std::vector<int> access_region;  // innermost region of each load (-1: the body; stores -2)
+  std::vector<bool> dot_region;    // by region id: it holds a tt.dot
+  double dot_flops = 0;
+  int dot_type = -1;
   size_t pos = text.find('\n', close);
   while (pos != std::string_view::npos && pos < text.size()) {
     const size_t end = text.find('\n', pos + 1);
@@ -261,6 +318,12 @@ bool parse_triton_ir(std::string_view text, std::string_view kernel, TritonIr& o
     if (line.rfind("tt.func", 0) == 0) break;  // the next function
     if (line.empty() || line[0] == '#' || line[0] == '^') continue;
 
+    if (line[0] == '}' && !regions.empty()) {
+      regions.pop_back();
+      region_ids.pop_back();
+    }
+    uint64_t repeats = 1;
+    for (uint64_t r : regions) repeats *= r;
     std::string_view results, op = line;
     const size_t eq = line.find(" = ");
     if (line[0] == '%' && eq != std::string_view::npos) {
@@ -294,6 +357,39 @@ bool parse_triton_ir(std::string_view text, std::string_view kernel, TritonIr& o
       t = parser.of(op);
     }
     for (std::string_view r : values_in(results)) parser.taint[std::string(r)] = t;
+    if (line.back() == '{') {
+      const uint64_t trips = op.rfind("scf.for", 0) == 0 ? trips_of(op, constants) : 1;
+      regions.push_back(trips > 0 ? trips : 1);
+      region_ids.push_back(next_region++);
+      dot_region.push_back(false);
+    }
+    if (op.rfind("arith.constant ", 0) == 0 && !results.empty()) {
+      const std::string_view v = trim(op.substr(15));
+      if (!v.empty() && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))) {
+        const std::vector<std::string_view> r = values_in(results);
+        if (!r.empty())
+          constants[std::string(r[0])] = std::strtoll(std::string(v).c_str(), nullptr, 10);
+      }
+    }
+    if (op.rfind("tt.dot ", 0) == 0) {
+      // %d = tt.dot %a, %b, %c : tensor<MxKxT> * tensor<KxNxT> -> tensor<MxNxT2>
+      const size_t colon = op.rfind(" : ");
+      const size_t star = op.find(" * ", colon == std::string_view::npos ? 0 : colon);
+      std::vector<uint64_t> a, b;
+      std::string_view ea, eb;
+      if (colon != std::string_view::npos && star != std::string_view::npos &&
+          tensor_type(op.substr(colon), a, ea) && tensor_type(op.substr(star), b, eb) &&
+          a.size() >= 2 && b.size() >= 2) {
+        const double m = static_cast<double>(a[a.size() - 2]), k = static_cast<double>(a.back());
+        const double n = static_cast<double>(b.back());
+        double batch = 1;
+        for (size_t d = 0; d + 2 < a.size(); ++d) batch *= static_cast<double>(a[d]);
+        dot_flops += 2 * m * n * k * batch * static_cast<double>(repeats);
+        if (dot_type < 0) dot_type = dot_dtype(ea, op);
+        if (!region_ids.empty()) dot_region[static_cast<size_t>(region_ids.back())] = true;
+      }
+      continue;
+    }
 
     const bool load = op.rfind("tt.load ", 0) == 0;
     const bool store = op.rfind("tt.store ", 0) == 0;
@@ -308,8 +404,9 @@ bool parse_triton_ir(std::string_view text, std::string_view kernel, TritonIr& o
       const std::vector<std::string_view> v = values_in(op.substr(0, colon));
       if (v.empty() || !pointer_type(op.substr(colon), false, type)) continue;
       auto it = parser.taint.find(std::string(v[0]));
-      add_access(out.model, type, it != parser.taint.end() ? it->second : 0, atomic,
+      add_access(out.model, type, it != parser.taint.end() ? it->second : 0, atomic, repeats,
                  load && op.find("evict_last") != std::string_view::npos);
+      access_region.push_back(load && !region_ids.empty() ? region_ids.back() : -1);
     } else {
       // Descriptor (TMA) ops: the tile is the tensor type; the address is the index operands.
       const size_t arrow = op.find("-> ", colon);
@@ -321,8 +418,20 @@ bool parse_triton_ir(std::string_view text, std::string_view kernel, TritonIr& o
       const uint32_t index_taint = open != std::string_view::npos && shut != std::string_view::npos
                                        ? parser.of(op.substr(open, shut - open))
                                        : 0;
-      add_access(out.model, type, index_taint, false);
+      add_access(out.model, type, index_taint, false, repeats);
+      access_region.push_back(desc_load && !region_ids.empty() ? region_ids.back() : -1);
     }
+  }
+  // A matrix product's operand tiles are re-read by every program of its row or column block:
+  // L2 serves them (loads in a loop that holds a tt.dot); the product is timed by its FLOPs.
+  for (size_t a = 0; a < access_region.size(); ++a) {
+    if (access_region[a] >= 0 && dot_region[static_cast<size_t>(access_region[a])]) {
+      out.model.mutable_accesses(static_cast<int>(a))->set_reused(true);
+    }
+  }
+  if (dot_flops > 0) {
+    out.model.set_dot_flops_per_program(dot_flops);
+    out.model.set_dot_dtype(dot_type);
   }
   return true;
 }

@@ -17,7 +17,13 @@ sim::TritonKernel triton_kernel_of(const wire::TritonKernel& w) {
     s.per_program = a.per_program();
     s.atomic = a.atomic();
     s.reused = a.reused();
+    s.repeats = std::max<uint64_t>(1, a.repeats());
     k.accesses.push_back(s);
+  }
+  if (w.dot_flops_per_program() > 0 && w.dot_dtype() >= 0 &&
+      w.dot_dtype() <= static_cast<int>(sim::DType::kI32)) {
+    k.dot_flops_per_program = w.dot_flops_per_program();
+    k.dot_type = static_cast<sim::DType>(w.dot_dtype());
   }
   return k;
 }

@@ -204,7 +204,9 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
         source = TimeSource::kTritonModel;
         const double bytes =
             triton_bytes(*triton, op.desc.sizes, op.desc.nsizes, op.desc.geometry.blocks());
-        return triton_kernel_ns(g.spec, triton->kind, bytes);
+        const double flops =
+            triton->dot_flops_per_program * static_cast<double>(op.desc.geometry.blocks());
+        return triton_kernel_ns(g.spec, triton->kind, bytes, flops, triton->dot_type);
       }
       source = TimeSource::kGenericKernel;
       return generic_kernel_ns(g.spec, op.desc.geometry);

@@ -1,5 +1,6 @@
 #include "seer/simcore/triton_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace seer::sim {
@@ -17,20 +18,24 @@ double triton_bytes(const TritonKernel& kernel, const uint64_t* sizes, int nsize
         if (a.dims >> d & 1) elems *= static_cast<double>(sizes[d]);
       }
     } else {
-      // Sized by the grid: every program moves its tile (masked-off lanes included).
-      elems =
-          static_cast<double>(a.tile_elems) * (a.per_program ? static_cast<double>(programs) : 1.0);
+      // Sized by the grid: every program moves its tile (masked-off lanes included) each time
+      // the op runs.
+      elems = static_cast<double>(a.tile_elems) * static_cast<double>(a.repeats) *
+              (a.per_program ? static_cast<double>(programs) : 1.0);
     }
     bytes += elems * a.elem_bytes * (a.atomic ? 2.0 : 1.0);
   }
   return bytes;
 }
 
-Time triton_kernel_ns(const GpuSpec& gpu, TritonKind kind, double bytes) {
+Time triton_kernel_ns(const GpuSpec& gpu, TritonKind kind, double bytes, double flops,
+                      DType dot_type) {
   const double efficiency =
       kind == TritonKind::kReduction ? kTritonReductionEfficiency : kTritonPointwiseEfficiency;
   const double bw = gpu.hbm_bytes_per_s * efficiency;
-  const double ns = bytes > 0 && bw > 0 ? bytes / bw * 1e9 : 0.0;
+  double ns = bytes > 0 && bw > 0 ? bytes / bw * 1e9 : 0.0;
+  const double peak = flops > 0 ? gemm_peak_flops(gpu, dot_type) * kGemmMainloopEfficiency : 0;
+  if (peak > 0) ns = std::max(ns, flops / peak * 1e9);
   return kTritonOverheadNs + static_cast<Time>(std::ceil(ns));
 }
 

@@ -110,6 +110,30 @@ TEST(TritonIr, UserKernelIsSizedByItsGrid) {
   EXPECT_DOUBLE_EQ(bytes_of(ir, {}, 1024), 3.0 * 1024 * 1024 * 4);
 }
 
+TEST(TritonIr, MatmulTemplateCountsItsDotsAndLoopTrips) {
+  // Inductor's max-autotune mm template, fp16 4096 x 4096 x 16384: 64 x 32 output tiles,
+  // K loop of 128 trips over 128-wide slices (A 64x128, B 128x32 per trip), a bias load and the
+  // output store per tile.
+  const TritonIr ir = parsed("triton_mm");
+  EXPECT_EQ(ir.model.size_names_size(), 0);
+  EXPECT_DOUBLE_EQ(ir.model.dot_flops_per_program(), 2.0 * 64 * 32 * 128 * 128);
+  EXPECT_EQ(ir.model.dot_dtype(), static_cast<int>(seer::sim::DType::kF16));
+  // Operand tiles loaded in the dot's loop come from L2 (every program of a row or column block
+  // re-reads them) and the bias load is evict_last: HBM bytes are the output tiles.
+  const double programs = (4096 / 64) * (4096 / 32);
+  EXPECT_DOUBLE_EQ(bytes_of(ir, {}, static_cast<uint64_t>(programs)), programs * 64 * 32 * 2);
+  const seer::sim::GpuSpec h100 = *seer::sim::find_gpu("H100-SXM-80GB");
+  const double flops = 2.0 * 4096 * 4096 * 16384;
+  const auto k = seer::rt::triton_kernel_of(ir.model);
+  EXPECT_EQ(seer::sim::triton_kernel_ns(h100, k.kind, bytes_of(ir, {}, 8192),
+                                        k.dot_flops_per_program * programs, k.dot_type),
+            2000 + static_cast<int64_t>(
+                       std::ceil(flops /
+                                 (seer::sim::gemm_peak_flops(h100, seer::sim::DType::kF16) *
+                                  seer::sim::kGemmMainloopEfficiency) *
+                                 1e9)));
+}
+
 TEST(TritonIr, MissingKernelOrGarbageIsRejected) {
   TritonIr ir;
   EXPECT_FALSE(parse_triton_ir(fixture("add_kernel"), "other_kernel", ir));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "seer/simcore/gemm_model.h"
 #include "seer/simcore/gpu_spec.h"
 #include "seer/simcore/op.h"
 #include "seer/simcore/time.h"
@@ -21,6 +22,7 @@ struct TritonAccess {
   bool per_program = false;  // the address depends on the program id
   bool atomic = false;       // read-modify-write: counted twice
   bool reused = false;       // a broadcast load (evict_last) that L2 serves: no HBM traffic
+  uint64_t repeats = 1;      // times each program runs it (loops of known trip count)
 };
 
 enum class TritonKind : uint8_t {
@@ -34,6 +36,9 @@ struct TritonKernel {
   // Named size dimensions (xnumel, ynumel, r0_numel, ...) whose values each launch carries, in
   // order. 0: a user kernel, sized by its launch geometry.
   int size_dims = 0;
+  // tt.dot: FLOPs per program and the math pipe (gemm DType); none when dot_flops is 0.
+  double dot_flops_per_program = 0;
+  DType dot_type = DType::kBF16;
 };
 
 // Bytes one launch moves. `sizes` holds the launch's values of the named size dimensions
@@ -46,6 +51,9 @@ inline constexpr double kTritonPointwiseEfficiency = 0.90;
 inline constexpr double kTritonReductionEfficiency = 0.80;
 inline constexpr Time kTritonOverheadNs = 2000;
 
-Time triton_kernel_ns(const GpuSpec& gpu, TritonKind kind, double bytes);
+// The larger of the memory time (bytes at the kind's efficiency) and the matrix-product time
+// (FLOPs at the cuBLAS mainloop efficiency of the math pipe's peak), plus the fixed cost.
+Time triton_kernel_ns(const GpuSpec& gpu, TritonKind kind, double bytes, double flops = 0,
+                      DType dot_type = DType::kBF16);
 
 }  // namespace seer::sim
