@@ -67,6 +67,8 @@ std::vector<GpuSpec> make_catalog() {
     g.nvlink_generation = 4;
     g.nvlink_links = 18;
     g.nvlink_bytes_per_s = 450e9;  // 900 GB/s total bidirectional
+    g.tdp_watts = 700;             // [H100-DS] max TDP up to 700 W
+    g.power_limit_watts = g.tdp_watts;
     catalog.push_back(g);
   }
   {
@@ -100,6 +102,8 @@ std::vector<GpuSpec> make_catalog() {
     g.nvlink_generation = 3;
     g.nvlink_links = 12;
     g.nvlink_bytes_per_s = 300e9;  // 600 GB/s total bidirectional
+    g.tdp_watts = 400;             // [A100-DS] max TDP 400 W
+    g.power_limit_watts = g.tdp_watts;
     catalog.push_back(g);
   }
   {
@@ -133,6 +137,8 @@ std::vector<GpuSpec> make_catalog() {
     g.nvlink_generation = 4;
     g.nvlink_links = 18;
     g.nvlink_bytes_per_s = 450e9;  // 900 GB/s total bidirectional
+    g.tdp_watts = 700;             // [H200-DS] max TDP up to 700 W
+    g.power_limit_watts = g.tdp_watts;
     catalog.push_back(g);
   }
   {
@@ -167,6 +173,8 @@ std::vector<GpuSpec> make_catalog() {
     g.nvlink_generation = 3;
     g.nvlink_links = 12;
     g.nvlink_bytes_per_s = 300e9;
+    g.tdp_watts = 400;  // [A100-DS] max TDP 400 W
+    g.power_limit_watts = g.tdp_watts;
     catalog.push_back(g);
   }
   {
@@ -202,6 +210,8 @@ std::vector<GpuSpec> make_catalog() {
     g.nvlink_generation = 4;
     g.nvlink_links = 12;
     g.nvlink_bytes_per_s = 300e9;  // 600 GB/s total bidirectional over the bridges
+    g.tdp_watts = 350;             // [H100-DS] PCIe max TDP 300-350 W
+    g.power_limit_watts = g.tdp_watts;
     catalog.push_back(g);
   }
   {
@@ -240,6 +250,8 @@ std::vector<GpuSpec> make_catalog() {
     g.nvlink_generation = 5;
     g.nvlink_links = 18;
     g.nvlink_bytes_per_s = 900e9;  // 1.8 TB/s total bidirectional
+    g.tdp_watts = 1000;            // [B200-DS] up to 1,000 W per GPU
+    g.power_limit_watts = g.tdp_watts;
     catalog.push_back(g);
   }
   {
@@ -277,7 +289,20 @@ std::vector<GpuSpec> make_catalog() {
     g.nvlink_generation = 0;
     g.nvlink_links = 0;
     g.nvlink_bytes_per_s = 0;
+    g.tdp_watts = 350;  // [L40S-DS] max power 350 W
+    g.power_limit_watts = g.tdp_watts;
     catalog.push_back(g);
+  }
+  {
+    // The H100 of Meta's Grand Teton hosts on which TorchTitan's published figures were measured
+    // (shared/reference/ground-truth.md): 96 GB HBM2e at 2.4 TB/s, 500 W power limit.
+    GpuVariant v;
+    v.name = "H100-SXM-96GB-500W";
+    v.marketing_name = "NVIDIA H100 96GB HBM2e";
+    v.memory_bytes = 96 * kGiB;
+    v.hbm_bytes_per_s = 2.4e12;
+    v.power_limit_watts = 500;
+    catalog.push_back(apply_variant(catalog.front(), v));
   }
   return catalog;
 }

@@ -108,6 +108,42 @@ TEST(GpuCatalog, NewEntriesCarryDatasheetNumbers) {
 // Cross-checks that catch a mistyped number: datasheet peaks follow fixed ratios, tensor and
 // CUDA-core peaks equal SMs x per-SM rate x a clock at or a little below the maximum clock, and
 // the bandwidth equals 2 x memory clock x bus width.
+// Grand Teton's H100 (shared/reference/ground-truth.md): the 80 GB H100 SXM with 96 GB of HBM2e at
+// 2.4 TB/s, power-limited to 500 W of its 700 W TDP: compute peaks x (500/700)^(1/3) = 0.8939.
+TEST(GpuCatalog, PowerLimitedHbm2eH100Variant) {
+  const GpuSpec base = Gpu("H100-SXM-80GB");
+  const GpuSpec g = Gpu("H100-SXM-96GB-500W");
+  EXPECT_EQ(g.memory_bytes, int64_t{96} << 30);
+  EXPECT_DOUBLE_EQ(g.hbm_bytes_per_s, 2.4e12);
+  EXPECT_DOUBLE_EQ(g.power_limit_watts, 500);
+  EXPECT_DOUBLE_EQ(g.tdp_watts, 700);
+  EXPECT_NEAR(g.bf16_dense_flops / base.bf16_dense_flops, 0.8939, 0.0001);
+  EXPECT_NEAR(g.fp32_flops / base.fp32_flops, 0.8939, 0.0001);
+  EXPECT_EQ(g.sm_count, base.sm_count);
+  EXPECT_EQ(g.memory_clock_khz, 1875000);  // 2.4 TB/s over the 5120-bit bus
+}
+
+TEST(GpuVariant, ClockAndPowerScaleComputeAndBadValuesAreRefused) {
+  const GpuSpec base = Gpu("A100-SXM-80GB");
+  GpuVariant v;
+  v.clock_khz = base.clock_khz / 2;
+  const GpuSpec half = apply_variant(base, v);
+  EXPECT_EQ(half.name, "A100-SXM-80GB-variant");
+  EXPECT_DOUBLE_EQ(half.bf16_dense_flops, base.bf16_dense_flops / 2);
+  EXPECT_DOUBLE_EQ(half.hbm_bytes_per_s, base.hbm_bytes_per_s);
+  v = GpuVariant{};
+  v.power_limit_watts = 800;  // above the TDP: no change
+  EXPECT_DOUBLE_EQ(apply_variant(base, v).bf16_dense_flops, base.bf16_dense_flops);
+  v.power_limit_watts = 0;
+  EXPECT_THROW(apply_variant(base, v), std::invalid_argument);
+  v = GpuVariant{};
+  v.memory_bytes = 1 << 20;
+  EXPECT_THROW(apply_variant(base, v), std::invalid_argument);
+  v = GpuVariant{};
+  v.hbm_bytes_per_s = -1;
+  EXPECT_THROW(apply_variant(base, v), std::invalid_argument);
+}
+
 TEST(GpuCatalog, EveryEntryIsInternallyConsistent) {
   for (const std::string& name : gpu_catalog_names()) {
     SCOPED_TRACE(name);
@@ -136,13 +172,20 @@ TEST(GpuCatalog, EveryEntryIsInternallyConsistent) {
                         : g.cc_major == 9 ? 4096
                         : g.cc_minor == 9 ? 1024
                                           : 2048;
-    const double at_max_clock = g.sm_count * static_cast<double>(per_clk) * g.clock_khz * 1e3;
+    // A power-limited variant sustains a lower clock: (limit / TDP)^(1/3) of it.
+    const double power = power_limit_factor(g.power_limit_watts, g.tdp_watts);
+    const double at_max_clock =
+        g.sm_count * static_cast<double>(per_clk) * g.clock_khz * 1e3 * power;
     EXPECT_LE(g.bf16_dense_flops, at_max_clock * 1.001);
     EXPECT_GE(g.bf16_dense_flops, at_max_clock * 0.9);
     // FP32: 64 lanes per SM on cc 8.0, 128 on the others, one FMA (2 FLOP) each.
     const int fp32_per_clk = (g.cc_major == 8 && g.cc_minor == 0) ? 128 : 256;
-    EXPECT_NEAR(g.fp32_flops, g.sm_count * static_cast<double>(fp32_per_clk) * g.clock_khz * 1e3,
+    EXPECT_NEAR(g.fp32_flops,
+                g.sm_count * static_cast<double>(fp32_per_clk) * g.clock_khz * 1e3 * power,
                 0.03 * g.fp32_flops);
+    EXPECT_GT(g.tdp_watts, 0);
+    EXPECT_GT(g.power_limit_watts, 0);
+    EXPECT_LE(g.power_limit_watts, g.tdp_watts);
 
     EXPECT_NEAR(g.hbm_bytes_per_s, 2.0 * g.memory_clock_khz * 1e3 * g.memory_bus_width / 8,
                 0.03 * g.hbm_bytes_per_s);

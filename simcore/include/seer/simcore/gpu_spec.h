@@ -33,6 +33,8 @@ struct GpuSpec {
   int shared_mem_per_block_optin = 0;
   int regs_per_sm = 65536;
   double hbm_bytes_per_s = 0;    // peak device-memory bandwidth (HBM, or GDDR on L40S)
+  double tdp_watts = 0;          // the datasheet's maximum board power
+  double power_limit_watts = 0;  // the limit this GPU runs at (a variant's; else the TDP)
   double copy_efficiency = 0.9;  // fraction of peak HBM a device-to-device copy reaches
 
   // Dense peaks per data type (see above).
@@ -51,6 +53,24 @@ struct GpuSpec {
   int nvlink_links = 0;
   double nvlink_bytes_per_s = 0;  // per GPU, per direction, all links together
 };
+
+// A variant of a catalog GPU (a cluster file's `node.gpu_variant`): what differs from the base.
+struct GpuVariant {
+  std::string name;            // the catalog key reports show; empty: "<base>-variant"
+  std::string marketing_name;  // what cudaGetDeviceProperties reports; empty: the base's
+  std::optional<int64_t> memory_bytes;
+  std::optional<double> hbm_bytes_per_s;
+  std::optional<int> clock_khz;  // maximum SM clock
+  std::optional<double> power_limit_watts;
+};
+
+// The variant's spec (documented in simcore/README.md, "GPU variants"): memory size and
+// bandwidth replace the base's (memory_clock_khz follows the bandwidth); every compute peak
+// scales with the SM clock ratio, and, under a power limit below the TDP, by
+// (limit / TDP)^(1/3). Throws std::invalid_argument for a value out of range.
+GpuSpec apply_variant(const GpuSpec& base, const GpuVariant& variant);
+// The compute-peak factor of a power limit: min(1, (limit / tdp)^(1/3)).
+double power_limit_factor(double limit_watts, double tdp_watts);
 
 // Looks a GPU model up by catalog key (case-insensitive); nullopt when unknown.
 std::optional<GpuSpec> find_gpu(const std::string& name);
