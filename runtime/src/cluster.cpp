@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -68,6 +69,28 @@ double fraction(const YAML::Node& n, const std::string& field) {
     throw ClusterError(field + ": '" + text + "' must be a number in (0, 1]");
   }
   return v;
+}
+
+// A positive number with one of `units` (name, factor), e.g. "1755MHz" or "500W".
+double quantity(const YAML::Node& n, const std::string& field,
+                std::initializer_list<std::pair<const char*, double>> units) {
+  const std::string text = scalar(n, field);
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  unit.erase(0, unit.find_first_not_of(' '));
+  std::string known;
+  for (const auto& [name, factor] : units) {
+    if (used > 0 && unit == name && std::isfinite(value) && value > 0) return value * factor;
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  }
+  throw ClusterError(field + ": '" + text + "' must be a positive number with a unit (" + known +
+                     ")");
 }
 
 YAML::Node map_field(const YAML::Node& parent, const std::string& where, const std::string& key) {
@@ -196,8 +219,9 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
   c.nodes = static_cast<int>(integer(require(root, "", "nodes"), "nodes", 1, 100000));
 
   const YAML::Node node = map_field(root, "", "node");
-  reject_unknown(node, "node.",
-                 {"gpu", "gpus", "host_link", "scale_up", "scale_out", "nics", "gpu_memory"});
+  reject_unknown(
+      node, "node.",
+      {"gpu", "gpus", "host_link", "scale_up", "scale_out", "nics", "gpu_memory", "gpu_variant"});
   const std::string gpu_name = scalar(require(node, "node.", "gpu"), "node.gpu");
   auto gpu = sim::find_gpu(gpu_name);
   if (!gpu) {
@@ -212,6 +236,37 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
         parse_bytes("node.gpu_memory", scalar(node["gpu_memory"], "node.gpu_memory"));
     if (c.gpu.memory_bytes <= c.gpu.context_reserve_bytes) {
       throw ClusterError("node.gpu_memory: must exceed the context reserve");
+    }
+  }
+  if (node["gpu_variant"]) {
+    const YAML::Node v = map_field(node, "node.", "gpu_variant");
+    const std::string w = "node.gpu_variant.";
+    reject_unknown(
+        v, w, {"name", "marketing_name", "memory", "memory_bandwidth", "sm_clock", "power_limit"});
+    sim::GpuVariant variant;
+    if (v["name"]) variant.name = scalar(v["name"], w + "name");
+    if (v["marketing_name"])
+      variant.marketing_name = scalar(v["marketing_name"], w + "marketing_name");
+    if (v["memory"])
+      variant.memory_bytes = parse_bytes(w + "memory", scalar(v["memory"], w + "memory"));
+    if (v["memory_bandwidth"]) {
+      variant.hbm_bytes_per_s = parse_bandwidth(
+          w + "memory_bandwidth", scalar(v["memory_bandwidth"], w + "memory_bandwidth"));
+    }
+    if (v["sm_clock"]) {
+      const double khz =
+          quantity(v["sm_clock"], w + "sm_clock", {{"MHz", 1e3}, {"GHz", 1e6}, {"kHz", 1.0}});
+      if (khz > 1e7) throw ClusterError(w + "sm_clock: above 10 GHz");
+      variant.clock_khz = static_cast<int>(std::lround(khz));
+    }
+    if (v["power_limit"]) {
+      variant.power_limit_watts =
+          quantity(v["power_limit"], w + "power_limit", {{"W", 1.0}, {"kW", 1e3}});
+    }
+    try {
+      c.gpu = sim::apply_variant(c.gpu, variant);
+    } catch (const std::invalid_argument& e) {
+      throw ClusterError("node.gpu_variant: " + std::string(e.what()));
     }
   }
 

@@ -79,7 +79,7 @@ TEST(Cli, UsageErrorsExit2) {
 TEST(Cli, Presets) {
   const Outcome list = seer({"presets"});
   EXPECT_EQ(list.exit_code, 0) << list.describe();
-  for (const char* name : {"dgx-h100", "dgx-a100", "hgx-h200", "test-fabric"}) {
+  for (const char* name : {"dgx-h100", "dgx-a100", "grand-teton", "hgx-h200", "test-fabric"}) {
     EXPECT_NE(list.out.find(name), std::string::npos) << name << list.describe();
   }
   const Outcome one = seer({"presets", "test-fabric"});

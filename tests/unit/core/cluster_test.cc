@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -100,6 +101,34 @@ TEST(ClusterYaml, GpuMemoryOverride) {
   EXPECT_MESSAGE_HAS(m, "node.gpu_memory");
   EXPECT_MESSAGE_HAS(ParseError(Edit("  gpus: 4\n", "  gpus: 4\n  gpu_memory: 40\n")),
                      "node.gpu_memory");
+}
+
+TEST(ClusterYaml, GpuVariant) {
+  // kValid's GPU is an A100-SXM-80GB (1410 MHz, 400 W): half the clock and a 200 W cap give
+  // 0.5 x (200/400)^(1/3) = 0.3969 of its compute peaks; memory and bandwidth as written.
+  const sim::GpuSpec base = *sim::find_gpu("A100-SXM-80GB");
+  const ClusterSpec c = parse_cluster_yaml(
+      Edit("  gpus: 4\n",
+           "  gpus: 4\n  gpu_variant:\n    name: A100-slow\n    memory: 64GiB\n"
+           "    memory_bandwidth: 1.5TB/s\n    sm_clock: 705MHz\n    power_limit: 200W\n"),
+      "x");
+  EXPECT_EQ(c.gpu.name, "A100-slow");
+  EXPECT_EQ(c.gpu.memory_bytes, int64_t{64} << 30);
+  EXPECT_DOUBLE_EQ(c.gpu.hbm_bytes_per_s, 1.5e12);
+  EXPECT_EQ(c.gpu.clock_khz, 705000);
+  EXPECT_NEAR(c.gpu.bf16_dense_flops / base.bf16_dense_flops, 0.5 * std::cbrt(0.5), 1e-9);
+  EXPECT_EQ(c.gpu.sm_count, base.sm_count);
+
+  const auto variant = [](const std::string& field) {
+    return Edit("  gpus: 4\n", "  gpus: 4\n  gpu_variant:\n    " + field + "\n");
+  };
+  EXPECT_MESSAGE_HAS(ParseError(variant("power_limit: 500")), "node.gpu_variant.power_limit");
+  EXPECT_MESSAGE_HAS(ParseError(variant("power_limit: -5W")), "positive number");
+  EXPECT_MESSAGE_HAS(ParseError(variant("sm_clock: 2THz")), "node.gpu_variant.sm_clock");
+  EXPECT_MESSAGE_HAS(ParseError(variant("memory: 1MiB")), "node.gpu_variant");
+  EXPECT_MESSAGE_HAS(ParseError(variant("memory_bandwidth: fast")),
+                     "node.gpu_variant.memory_bandwidth");
+  EXPECT_MESSAGE_HAS(ParseError(variant("voltage: 1V")), "node.gpu_variant.voltage");
 }
 
 TEST(ClusterYaml, UnknownFields) {
@@ -216,9 +245,16 @@ TEST(ClusterYaml, OutOfRangeLatencyIsRejected) {
 
 // --- presets ------------------------------------------------------------------------------
 
+TEST(ClusterPresets, GrandTetonUsesThePowerLimitedH100) {
+  const ClusterSpec c = load_cluster("grand-teton");
+  EXPECT_EQ(c.gpu.name, "H100-SXM-96GB-500W");
+  EXPECT_EQ(c.gpus_per_node, 8);
+  EXPECT_EQ(c.gpu.memory_bytes, int64_t{96} << 30);
+}
+
 TEST(ClusterPresets, Names) {
-  EXPECT_EQ(preset_names(),
-            (std::vector<std::string>{"dgx-a100", "dgx-h100", "hgx-h200", "test-fabric"}));
+  EXPECT_EQ(preset_names(), (std::vector<std::string>{"dgx-a100", "dgx-h100", "grand-teton",
+                                                      "hgx-h200", "test-fabric"}));
   EXPECT_NE(preset_yaml("dgx-h100").find("name: dgx-h100"), std::string::npos);
   const std::string m = ErrorOf([] { preset_yaml("dgx-b200"); });
   EXPECT_MESSAGE_HAS(m, "'dgx-b200'");
