@@ -164,6 +164,27 @@ const char* CudaState::function_name(const void* host_fun) {
   return it != function_names_.end() ? it->second : nullptr;
 }
 
+const ArgSpec* CudaState::arg_spec(const void* host_fun) {
+  thread_local const void* last_fun = nullptr;
+  thread_local const ArgSpec* last_spec = nullptr;
+  if (host_fun == last_fun) return last_spec;
+  const ArgSpec* spec = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = arg_specs_.find(host_fun);
+    if (it != arg_specs_.end()) {
+      spec = it->second;
+    } else {
+      auto n = function_names_.find(host_fun);
+      spec = n != function_names_.end() ? arg_spec_for_name(n->second) : nullptr;
+      arg_specs_.emplace(host_fun, spec);
+    }
+  }
+  last_fun = host_fun;
+  last_spec = spec;
+  return spec;
+}
+
 uint64_t CudaState::kernel_id(ThreadState& ts, const void* host_fun) {
   const auto id = reinterpret_cast<uint64_t>(host_fun);
   if (host_fun == tl_last_kernel) return id;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core.h"
+#include "kernel_args.h"
 
 namespace seer::client {
 
@@ -76,6 +77,9 @@ class CudaState {
   const char* function_name(const void* host_fun);
   // Returns the function id; registers its name with the session on first use.
   uint64_t kernel_id(ThreadState& ts, const void* host_fun);
+  // The launch arguments a kernel-family model reads for this kernel (kernel_args.h), or
+  // nullptr. Decided once per kernel from its name.
+  const ArgSpec* arg_spec(const void* host_fun);
 
  private:
   StreamObj* legacy_stream(ThreadState& ts, int device);
@@ -90,6 +94,7 @@ class CudaState {
   std::vector<StreamObj*> all_streams_;
   std::unordered_map<const void*, const char*> function_names_;
   std::unordered_map<const void*, const wire::TritonKernel*> triton_kernels_;
+  std::unordered_map<const void*, const ArgSpec*> arg_specs_;
   std::unordered_map<const void*, uint64_t> announced_functions_;
   std::atomic<uint64_t> active_devices_{0};
   uint64_t next_stream_id_ = 1;

@@ -17,12 +17,18 @@ thread_local CallConfig tl_config[8];
 thread_local int tl_config_depth = 0;
 
 cudaError_t launch(const void* func, dim3 grid, dim3 block, size_t shmem, const void* stream,
-                   bool per_thread) {
+                   bool per_thread, void** args) {
   cudaError_t err = cudaSuccess;
   if (!ready(err)) return err;
   ApiCall call(Core::instance(), Core::instance().costs().launch());
   const client::ops::LaunchDims d{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shmem};
-  return fail(call.ts(), client::ops::launch(call.ts(), func, d, stream, per_thread));
+  client::ops::LaunchSizes sizes;
+  if (args && func) {
+    if (const client::ArgSpec* spec = CudaState::instance().arg_spec(func)) {
+      sizes.n = client::read_launch_args(*spec, args, sizes.values);
+    }
+  }
+  return fail(call.ts(), client::ops::launch(call.ts(), func, d, stream, per_thread, &sizes));
 }
 
 }  // namespace
@@ -74,51 +80,49 @@ SEER_CUDA_API cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* host
 }
 
 SEER_CUDA_API cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block,
-                                             void** /*args*/, size_t shmem, cudaStream_t stream) {
-  return launch(reinterpret_cast<const void*>(kernel), grid, block, shmem, stream, false);
+                                             void** args, size_t shmem, cudaStream_t stream) {
+  return launch(reinterpret_cast<const void*>(kernel), grid, block, shmem, stream, false, args);
 }
 
 SEER_CUDA_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
-                                                  void** /*args*/, size_t shmem,
-                                                  cudaStream_t stream) {
-  return launch(reinterpret_cast<const void*>(kernel), grid, block, shmem, stream, true);
+                                                  void** args, size_t shmem, cudaStream_t stream) {
+  return launch(reinterpret_cast<const void*>(kernel), grid, block, shmem, stream, true, args);
 }
 
-SEER_CUDA_API cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** /*args*/,
+SEER_CUDA_API cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args,
                                            size_t shmem, cudaStream_t stream) {
-  return launch(func, grid, block, shmem, stream, false);
+  return launch(func, grid, block, shmem, stream, false, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block,
-                                                void** /*args*/, size_t shmem,
-                                                cudaStream_t stream) {
-  return launch(func, grid, block, shmem, stream, true);
+                                                void** args, size_t shmem, cudaStream_t stream) {
+  return launch(func, grid, block, shmem, stream, true, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block,
-                                                      void** /*args*/, size_t shmem,
+                                                      void** args, size_t shmem,
                                                       cudaStream_t stream) {
-  return launch(func, grid, block, shmem, stream, false);
+  return launch(func, grid, block, shmem, stream, false, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block,
-                                                           void** /*args*/, size_t shmem,
+                                                           void** args, size_t shmem,
                                                            cudaStream_t stream) {
-  return launch(func, grid, block, shmem, stream, true);
+  return launch(func, grid, block, shmem, stream, true, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func,
-                                              void** /*args*/) {
+                                              void** args) {
   if (!config) return cudaErrorInvalidValue;
   return launch(func, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
-                false);
+                false, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config,
-                                                   const void* func, void** /*args*/) {
+                                                   const void* func, void** args) {
   if (!config) return cudaErrorInvalidValue;
   return launch(func, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
-                true);
+                true, args);
 }
 
 SEER_CUDA_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {

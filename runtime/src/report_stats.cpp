@@ -9,11 +9,13 @@
 namespace seer::rt {
 
 std::string KernelStats::source() const {
-  const int n = (database_ns > 0) + (library_ns > 0) + (triton_ns > 0) + (generic_ns > 0);
+  const int n =
+      (database_ns > 0) + (library_ns > 0) + (triton_ns > 0) + (family_ns > 0) + (generic_ns > 0);
   if (n > 1) return "mixed";
   if (database_ns > 0) return "database";
   if (library_ns > 0) return "library";
   if (triton_ns > 0) return "triton";
+  if (family_ns > 0) return "family";
   return "generic";
 }
 
@@ -49,6 +51,7 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       if (r.source == sim::TimeSource::kDatabase) s.database_kernel_ns += d;
       if (r.source == sim::TimeSource::kLibraryModel) s.library_kernel_ns += d;
       if (r.source == sim::TimeSource::kTritonModel) s.triton_kernel_ns += d;
+      if (r.source == sim::TimeSource::kFamilyModel) s.family_kernel_ns += d;
       s.all_kernel_ns += d;
       KernelStats& k = kernels[r.desc.kernel];
       if (k.count == 0) {
@@ -63,6 +66,7 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
       if (r.source == sim::TimeSource::kDatabase) k.database_ns += d;
       if (r.source == sim::TimeSource::kLibraryModel) k.library_ns += d;
       if (r.source == sim::TimeSource::kTritonModel) k.triton_ns += d;
+      if (r.source == sim::TimeSource::kFamilyModel) k.family_ns += d;
       if (r.source == sim::TimeSource::kGenericKernel) k.generic_ns += d;
       if (r.desc.kind == sim::OpKind::kKernel && r.source != sim::TimeSource::kDatabase) {
         KernelStats& m = without_db[r.desc.kernel];

@@ -52,8 +52,9 @@ struct KernelStats {
   int64_t database_ns = 0;
   int64_t library_ns = 0;
   int64_t triton_ns = 0;
+  int64_t family_ns = 0;
   int64_t generic_ns = 0;
-  // "database", "library", "triton", "generic", or "mixed" when several contributed.
+  // "database", "library", "triton", "family", "generic", or "mixed" when several contributed.
   std::string source() const;
 };
 
@@ -67,6 +68,7 @@ struct RunStats {
   int64_t database_kernel_ns = 0;            // from the kernel database
   int64_t library_kernel_ns = 0;             // from the library models (cuBLAS & co.)
   int64_t triton_kernel_ns = 0;              // from the Triton model (IR accesses, size args)
+  int64_t family_kernel_ns = 0;              // from the ATen kernel-family models
   int64_t all_kernel_ns = 0;                 // kernels and library calls, every source
   // Kernels (not library calls) timed without a database entry: their count and time without one,
   // by that time, descending; ties by name.

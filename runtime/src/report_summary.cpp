@@ -180,10 +180,12 @@ std::string summary_json(const Session& session, const SessionResult& result,
                        {"database_kernel_ns", s.database_kernel_ns},
                        {"library_kernel_ns", s.library_kernel_ns},
                        {"triton_kernel_ns", s.triton_kernel_ns},
+                       {"family_kernel_ns", s.family_kernel_ns},
                        {"kernel_shares",
                         {{"database", share(s.database_kernel_ns)},
                          {"library_model", share(s.library_kernel_ns)},
                          {"triton_model", share(s.triton_kernel_ns)},
+                         {"family_model", share(s.family_kernel_ns)},
                          {"generic", share(s.generic_kernel_ns)}}},
                        {"top_kernels_without_db_entry", without_db}};
   j["problems"] = result.problems;

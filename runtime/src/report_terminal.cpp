@@ -136,6 +136,10 @@ void print_kernels(std::ostream& out, const Session& session, const RunStats& s)
       out << pct(s.triton_kernel_ns, s.all_kernel_ns)
           << " Triton model (IR loads/stores x size arguments; interim, see TRITON_MODEL.md), ";
     }
+    if (s.family_kernel_ns > 0) {
+      out << pct(s.family_kernel_ns, s.all_kernel_ns)
+          << " kernel-family models (simcore/src/ATEN_KERNELS.md), ";
+    }
     out << pct(s.generic_kernel_ns, s.all_kernel_ns)
         << " generic fallback (launch geometry only) of simulated kernel time\n";
   }

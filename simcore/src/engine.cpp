@@ -29,7 +29,10 @@ const TritonKernel* Engine::triton_kernel(int32_t index) const {
 
 uint32_t Engine::intern_kernel(const std::string& name) {
   auto [it, inserted] = kernel_ids_.emplace(name, static_cast<uint32_t>(kernel_names_.size()));
-  if (inserted) kernel_names_.push_back(name);
+  if (inserted) {
+    kernel_names_.push_back(name);
+    aten_kernels_.push_back(classify_aten_kernel(name));
+  }
   return it->second;
 }
 
@@ -207,6 +210,13 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
         const double flops =
             triton->dot_flops_per_program * static_cast<double>(op.desc.geometry.blocks());
         return triton_kernel_ns(g.spec, triton->kind, bytes, flops, triton->dot_type);
+      }
+      if (op.desc.nsizes > 0) {
+        const AtenKernel& aten = aten_kernels_[op.desc.kernel];
+        if (auto bytes = aten_kernel_bytes(aten, op.desc.geometry, op.desc.sizes, op.desc.nsizes)) {
+          source = TimeSource::kFamilyModel;
+          return aten_kernel_ns(g.spec, aten, *bytes);
+        }
       }
       source = TimeSource::kGenericKernel;
       return generic_kernel_ns(g.spec, op.desc.geometry);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "seer/simcore/aten_kernels.h"
 #include "seer/simcore/collective_model.h"
 #include "seer/simcore/collective_network.h"
 #include "seer/simcore/cost_models.h"
@@ -245,6 +246,7 @@ class Engine {
   std::map<std::pair<int, uint64_t>, OpId> event_last_record_;
   std::unordered_map<int, uint64_t> process_seq_;
   std::vector<std::string> kernel_names_;
+  std::vector<AtenKernel> aten_kernels_;  // parallel to kernel_names_
   std::unordered_map<std::string, uint32_t> kernel_ids_;
   std::vector<WaitGroup> wait_groups_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;

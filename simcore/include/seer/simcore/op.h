@@ -103,6 +103,7 @@ enum class TimeSource : uint8_t {
   kLibraryModel,
   kDatabase,
   kTritonModel,  // a Triton kernel timed from its IR's accesses and its size arguments
+  kFamilyModel,  // a PyTorch (ATen) kernel timed by its family's model (aten_kernels.h)
 };
 
 // One finished operation, as the report and the trace see it.

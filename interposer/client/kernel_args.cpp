@@ -1,0 +1,54 @@
+#include "kernel_args.h"
+
+#include <cstring>
+
+namespace seer::client {
+namespace {
+
+// PyTorch's TensorIterator kernels take the element count N as parameter 0 (int32); so does the
+// vectorized layer/RMS norm forward (N: the normalized size; the rows are the grid).
+// Itanium-mangled names carry the identifier with its length.
+constexpr const char* kIntNFirst[] = {
+    "29vectorized_elementwise_kernel",
+    "27unrolled_elementwise_kernel",
+    "18elementwise_kernel",
+    "28vectorized_layer_norm_kernel",
+};
+
+const ArgSpec kFirstInt = [] {
+  ArgSpec s;
+  s.n = 1;
+  s.fields[0] = ArgField{0, 0, 4};
+  return s;
+}();
+
+}  // namespace
+
+const ArgSpec* arg_spec_for_name(const char* mangled) {
+  if (!mangled || std::strncmp(mangled, "_ZN2at6native", 13) != 0) return nullptr;
+  for (const char* pattern : kIntNFirst) {
+    if (std::strstr(mangled, pattern)) return &kFirstInt;
+  }
+  return nullptr;
+}
+
+int read_launch_args(const ArgSpec& spec, void** args, uint64_t* out) {
+  if (!args) return 0;
+  for (int i = 0; i < spec.n; ++i) {
+    const ArgField& f = spec.fields[i];
+    const auto* p = static_cast<const unsigned char*>(args[f.param]);
+    if (!p) return 0;
+    int64_t v = 0;
+    if (f.bytes == 8) {
+      std::memcpy(&v, p + f.offset, 8);
+    } else {
+      int32_t v32 = 0;
+      std::memcpy(&v32, p + f.offset, 4);
+      v = v32;
+    }
+    out[i] = v > 0 ? static_cast<uint64_t>(v) : 0;
+  }
+  return spec.n;
+}
+
+}  // namespace seer::client

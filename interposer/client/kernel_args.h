@@ -1,0 +1,29 @@
+#pragma once
+
+// Launch arguments the session's kernel-family models read (simcore/src/ATEN_KERNELS.md): which
+// bytes of which parameter, chosen once per kernel from its mangled name. A launch copies only
+// those (at most PodRecord::kMaxSizes values); every other argument stays in the process.
+
+#include <cstdint>
+
+namespace seer::client {
+
+struct ArgField {
+  uint8_t param = 0;    // ordinal in the launch's args array
+  uint16_t offset = 0;  // byte offset inside that parameter (a struct passed by value)
+  uint8_t bytes = 4;    // 4: a signed int; 8: a signed 64-bit int
+};
+
+struct ArgSpec {
+  int n = 0;
+  ArgField fields[4];
+};
+
+// The fields to read for a kernel, or nullptr when no model needs its arguments.
+const ArgSpec* arg_spec_for_name(const char* mangled);
+
+// Reads the fields from a <<<>>>/cudaLaunchKernel args array; returns how many were read (0 when
+// `args` is null). Negative values read as 0.
+int read_launch_args(const ArgSpec& spec, void** args, uint64_t* out);
+
+}  // namespace seer::client

@@ -1,0 +1,41 @@
+"""PyTorch times its own elementwise, cast and layer-norm calls with CUDA events.
+
+Each call runs once alone and then REPS more times; the extra REPS run back to back on the GPU
+(each kernel takes far longer than its launch), so (E(1 + REPS) - E(1)) / REPS is one kernel's
+GPU time. Prints RESULT lines (tests/e2e_torch/kernel_families_test.cpp)."""
+
+import torch
+
+REPS = 10
+ROWS, COLS = 8192, 4096
+
+x = torch.randn(ROWS, COLS, device="cuda", dtype=torch.bfloat16)
+y = torch.randn_like(x)
+ln = torch.nn.LayerNorm(COLS, device="cuda", dtype=torch.bfloat16)
+
+
+def event_ms(fn, n):
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(n):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+calls = {
+    "add_bf16": lambda: x + y,
+    "mul_scalar_bf16": lambda: x * 2.0,
+    "cast_bf16_to_fp32": lambda: x.float(),
+    "layer_norm_bf16": lambda: ln(x),
+}
+with torch.no_grad():
+    for name, fn in calls.items():
+        fn()
+        torch.cuda.synchronize()  # both timings start on an idle GPU
+        one = event_ms(fn, 1)
+        many = event_ms(fn, 1 + REPS)
+        print(f"RESULT {name}_ns {round((many - one) / REPS * 1e6)}")
+print(f"RESULT elements {ROWS * COLS}")

@@ -1,0 +1,110 @@
+// Names are PyTorch 2.15's (libtorch_cuda.so, demangled / mangled as the binary holds them).
+
+#include "seer/simcore/aten_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernel_args.h"
+
+namespace seer::sim {
+namespace {
+
+constexpr const char* kAddBf16 =
+    "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>, "
+    "std::array<char*, 3ul>, false>(int, at::native::CUDAFunctor_add<c10::BFloat16>, "
+    "std::array<char*, 3ul>)";
+constexpr const char* kCast =
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::converting_copy_kernel_cuda<c10::BFloat16, float>(at::TensorIteratorBase&)::"
+    "{lambda(c10::BFloat16)#1}, std::array<char*, 2ul>, false>(int, ...)";
+constexpr const char* kStridedMul =
+    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<"
+    "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> "
+    "> >(at::TensorIteratorBase&, at::native::BinaryFunctor<float, float, float, "
+    "at::native::binary_internal::MulFunctor<float> > const&)::{lambda(int)#1}>(int, "
+    "at::native::gpu_kernel_impl_nocast<...>::{lambda(int)#1})";
+constexpr const char* kLayerNorm =
+    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, "
+    "false>(int, float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, "
+    "float*, c10::BFloat16*)";
+
+TEST(AtenKernels, ClassifiesByFamilyArityAndType) {
+  AtenKernel k = classify_aten_kernel(kAddBf16);
+  EXPECT_EQ(k.family, AtenFamily::kVectorizedElementwise);
+  EXPECT_EQ(k.tensors, 3);
+  EXPECT_EQ(k.element_bytes, 2);
+  k = classify_aten_kernel(kCast);
+  EXPECT_EQ(k.tensors * k.element_bytes, 2 + 4);
+  k = classify_aten_kernel(kStridedMul);
+  EXPECT_EQ(k.family, AtenFamily::kStridedElementwise);
+  EXPECT_EQ(k.tensors, 3);
+  EXPECT_EQ(k.element_bytes, 4);
+  k = classify_aten_kernel(kLayerNorm);
+  EXPECT_EQ(k.family, AtenFamily::kLayerNormForward);
+  EXPECT_EQ(k.element_bytes, 2);
+  EXPECT_EQ(classify_aten_kernel("void at::native::reduce_kernel<512, 1, ...>(...)").family,
+            AtenFamily::kNone);
+  EXPECT_EQ(classify_aten_kernel("my_kernel(int)").family, AtenFamily::kNone);
+}
+
+TEST(AtenKernels, BytesFollowTheSizeArgumentAndTheGridMustAgree) {
+  const AtenKernel add = classify_aten_kernel(kAddBf16);
+  const uint64_t n = uint64_t{1} << 25;
+  LaunchGeometry g;
+  g.gx = static_cast<uint32_t>(n / 1024);  // 128 threads x 8 elements per block
+  g.bx = 128;
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(add, g, &n, 1), static_cast<double>(n) * 3 * 2);
+  // An N the grid cannot cover (or a grid far too large for it) is not this launch's size.
+  const uint64_t wrong = n * 64;
+  EXPECT_FALSE(aten_kernel_bytes(add, g, &wrong, 1).has_value());
+  const uint64_t tiny = 100;
+  EXPECT_FALSE(aten_kernel_bytes(add, g, &tiny, 1).has_value());
+  EXPECT_FALSE(aten_kernel_bytes(add, g, &n, 0).has_value());
+
+  const AtenKernel ln = classify_aten_kernel(kLayerNorm);
+  LaunchGeometry rows;
+  rows.gx = 8192;
+  const uint64_t cols = 4096;
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(ln, rows, &cols, 1),
+                   8192.0 * 4096 * 2 * 2 + 2 * 4096 * 2 + 2 * 8192 * 4);
+}
+
+TEST(AtenKernels, TimeIsOverheadPlusBytesAtTheFamilysEfficiency) {
+  const GpuSpec h100 = *find_gpu("H100-SXM-80GB");
+  const double bytes = 201326592;  // 32 Mi bf16 elements x 3 tensors
+  EXPECT_EQ(aten_kernel_ns(h100, classify_aten_kernel(kAddBf16), bytes),
+            2000 + static_cast<Time>(std::ceil(bytes / (0.9 * 3.35e12) * 1e9)));
+  EXPECT_EQ(aten_kernel_ns(h100, classify_aten_kernel(kStridedMul), bytes),
+            2000 + static_cast<Time>(std::ceil(bytes / (0.6 * 3.35e12) * 1e9)));
+  EXPECT_EQ(aten_kernel_ns(h100, classify_aten_kernel(kLayerNorm), bytes),
+            2000 + static_cast<Time>(std::ceil(bytes / (0.8 * 3.35e12) * 1e9)));
+}
+
+TEST(KernelArgs, ChosenFromTheMangledNameAndReadFromTheArgsArray) {
+  using client::arg_spec_for_name;
+  const client::ArgSpec* s = arg_spec_for_name(
+      "_ZN2at6native29vectorized_elementwise_kernelILi8ENS0_15CUDAFunctor_addIN3c108BFloat16EEESt5"
+      "arrayIPcLm3EELb0EEEviT0_T1_");
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(arg_spec_for_name("_ZN2at6native53_GLOBAL__N__4da244e1_20_layer_norm_kernel_cu_"
+                              "9c5ada8a28vectorized_layer_norm_kernelIN3c108BFloat16EfLb0EEEviT0_"
+                              "PKT_S8_S8_PS5_S9_PS6_"),
+            nullptr);
+  EXPECT_EQ(arg_spec_for_name("_Z10my_kernelPfi"), nullptr);
+  EXPECT_EQ(arg_spec_for_name(nullptr), nullptr);
+  int n = 12345;
+  float f = 1.f;
+  void* args[] = {&n, &f};
+  uint64_t out[4] = {};
+  ASSERT_EQ(client::read_launch_args(*s, args, out), 1);
+  EXPECT_EQ(out[0], 12345u);
+  n = -1;
+  client::read_launch_args(*s, args, out);
+  EXPECT_EQ(out[0], 0u);
+  EXPECT_EQ(client::read_launch_args(*s, nullptr, out), 0);
+}
+
+}  // namespace
+}  // namespace seer::sim
