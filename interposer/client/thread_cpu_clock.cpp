@@ -24,11 +24,9 @@ int64_t g_calibration_ns = 0;
 uint64_t g_calibration_tsc = 0;
 std::atomic<bool> g_calibration_started{false};
 
+// Trivially destructible, so it stays usable after the thread's TLS destructors have run (the
+// main thread's run inside exit(), before atexit handlers that may still make CUDA calls).
 struct ThreadClock {
-  ~ThreadClock() {
-    if (page)
-      munmap(const_cast<perf_event_mmap_page*>(page), static_cast<size_t>(sysconf(_SC_PAGESIZE)));
-  }
   bool initialized = false;
   volatile perf_event_mmap_page* page = nullptr;
   uint32_t seq = 0;
@@ -36,6 +34,22 @@ struct ThreadClock {
   int64_t cpu = 0;
 };
 thread_local ThreadClock tl_clock;
+
+void unmap(ThreadClock& c) {
+  if (c.page) {
+    munmap(const_cast<perf_event_mmap_page*>(c.page), static_cast<size_t>(sysconf(_SC_PAGESIZE)));
+  }
+  c.page = nullptr;
+}
+
+// Unmaps the thread's page when the thread ends; later reads take the system call.
+struct Unmapper {
+  ~Unmapper() {
+    unmap(tl_clock);
+    tl_clock.initialized = true;
+  }
+};
+thread_local Unmapper tl_unmapper;
 
 bool fast_path_wanted() {
   static const bool wanted = [] {
@@ -67,6 +81,7 @@ void open_page(ThreadClock& c) {
     return;
   }
   c.page = static_cast<volatile perf_event_mmap_page*>(p);
+  (void)&tl_unmapper;  // constructs it, so its destructor runs at thread exit
 }
 
 void calibrate(uint64_t tsc, int64_t raw_ns) {
@@ -124,12 +139,9 @@ int64_t thread_cpu_ns() {
 }
 
 void thread_cpu_clock_at_fork_child() {
-  // The mapping belongs to the parent's thread: drop it (the child's copy of the page is unmapped).
-  ThreadClock& c = tl_clock;
-  if (c.page)
-    munmap(const_cast<perf_event_mmap_page*>(c.page), static_cast<size_t>(sysconf(_SC_PAGESIZE)));
-  c.page = nullptr;
-  c.initialized = false;
+  // The mapping belongs to the parent's thread: drop the child's copy.
+  unmap(tl_clock);
+  tl_clock.initialized = false;
 }
 
 }  // namespace seer::client

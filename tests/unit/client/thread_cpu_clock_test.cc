@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <thread>
@@ -63,6 +64,25 @@ TEST(ThreadCpuClock, NeverGoesBackwardsAndIsPerThread) {
   t.join();
   EXPECT_LT(other_start, 20'000'000);  // a new thread starts near zero, not at this one's time
   EXPECT_GE(other_spent, 19'000'000);
+}
+
+// A thread-local object constructed before the clock's own (so destroyed after it, as the main
+// thread's statics are after exit()'s TLS destructors) still reads the clock while the thread
+// ends: PyTorch's autograd engine reads std::chrono in its destructor at exit.
+std::atomic<int64_t> g_read_at_exit{-1};
+
+TEST(ThreadCpuClock, ReadableAfterTheThreadsOwnTlsDestructors) {
+  std::thread t([] {
+    struct Publisher {
+      ~Publisher() { g_read_at_exit.store(seer::client::thread_cpu_ns()); }
+    };
+    thread_local Publisher p;
+    (void)&p;
+    spin(30'000'000);  // maps the page and calibrates
+    seer::client::thread_cpu_ns();
+  });
+  t.join();
+  EXPECT_GT(g_read_at_exit.load(), 0);
 }
 
 }  // namespace
