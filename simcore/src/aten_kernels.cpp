@@ -68,6 +68,26 @@ int functor_arity(const std::string& args) {
   return 2;
 }
 
+// multi_tensor_apply_kernel<[FusedOptimizer]TensorListMetadata<depth>, Functor<T, ...>, ...>:
+// every element of each of the `depth` lists is read; all but the gradient are written back by
+// the fused optimizers (Adam: p, g, m, v read, p, m, v written), the last list by foreach ops.
+AtenKernel classify_multi_tensor_apply(const std::string& name) {
+  AtenKernel k;
+  const std::string args = template_args(name);
+  const size_t meta = args.find("TensorListMetadata<");
+  if (meta == std::string::npos) return k;
+  const int depth = std::atoi(args.c_str() + meta + 19);
+  if (depth < 1 || depth > 8) return k;
+  const size_t functor = args.find(", ", meta);
+  k.element_bytes = functor == std::string::npos ? 0 : first_element_bytes(args.substr(functor));
+  if (k.element_bytes == 0) k.element_bytes = 4;
+  const bool fused_optimizer = args.find("FusedOptimizerTensorListMetadata<") != std::string::npos;
+  k.tensors = fused_optimizer ? 2 * depth - 1 : depth;
+  k.family = AtenFamily::kMultiTensorApply;
+  k.needs_sizes = false;
+  return k;
+}
+
 }  // namespace
 
 AtenKernel classify_aten_kernel(const std::string& name) {
@@ -82,6 +102,8 @@ AtenKernel classify_aten_kernel(const std::string& name) {
     f = AtenFamily::kStridedElementwise;
   } else if (is("vectorized_layer_norm_kernel<")) {
     f = AtenFamily::kLayerNormForward;
+  } else if (is("multi_tensor_apply_kernel<")) {
+    return classify_multi_tensor_apply(name);
   }
   if (f == AtenFamily::kNone) return k;
   const std::string args = template_args(name);
@@ -105,6 +127,10 @@ AtenKernel classify_aten_kernel(const std::string& name) {
 
 std::optional<double> aten_kernel_bytes(const AtenKernel& k, const LaunchGeometry& g,
                                         const uint64_t* sizes, int nsizes) {
+  if (k.family == AtenFamily::kMultiTensorApply) {
+    return static_cast<double>(g.blocks()) * kMultiTensorChunkElements * k.tensors *
+           k.element_bytes;
+  }
   if (k.family == AtenFamily::kNone || nsizes < 1 || sizes[0] == 0) return std::nullopt;
   const double n = static_cast<double>(sizes[0]);
   const double blocks = static_cast<double>(g.gx);
@@ -122,6 +148,7 @@ std::optional<double> aten_kernel_bytes(const AtenKernel& k, const LaunchGeometr
       if (n > (1 << 24)) return std::nullopt;
       return blocks * n * 2 * k.element_bytes + 2 * n * k.element_bytes + 2 * blocks * 4;
     }
+    case AtenFamily::kMultiTensorApply:
     case AtenFamily::kNone:
       break;
   }

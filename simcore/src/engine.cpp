@@ -211,8 +211,8 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
             triton->dot_flops_per_program * static_cast<double>(op.desc.geometry.blocks());
         return triton_kernel_ns(g.spec, triton->kind, bytes, flops, triton->dot_type);
       }
-      if (op.desc.nsizes > 0) {
-        const AtenKernel& aten = aten_kernels_[op.desc.kernel];
+      if (const AtenKernel& aten = aten_kernels_[op.desc.kernel];
+          aten.family != AtenFamily::kNone && (op.desc.nsizes > 0 || !aten.needs_sizes)) {
         if (auto bytes = aten_kernel_bytes(aten, op.desc.geometry, op.desc.sizes, op.desc.nsizes)) {
           source = TimeSource::kFamilyModel;
           return aten_kernel_ns(g.spec, aten, *bytes);

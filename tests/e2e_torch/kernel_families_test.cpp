@@ -1,7 +1,7 @@
-// PyTorch's own elementwise, cast and layer-norm kernels, timed by the program with CUDA events,
-// take the kernel-family models' times (simcore/src/ATEN_KERNELS.md), computed here from first
-// principles: the bytes each kernel must move at the family's share of H100 HBM bandwidth,
-// plus the fixed 2 us.
+// PyTorch's own elementwise, cast, layer-norm and fused-AdamW kernels, timed by the program with
+// CUDA events, take the kernel-family models' times (simcore/src/ATEN_KERNELS.md), computed here
+// from first principles: the bytes each kernel must move at the family's share of H100 HBM
+// bandwidth, plus the fixed 2 us.
 
 #include <cmath>
 
@@ -36,6 +36,12 @@ TEST_F(KernelFamilies, EventTimesAreTheFamilyModels) {
   // rstd (fp32) per row, at the norms' 0.8 of peak.
   EXPECT_NEAR(o.integer("layer_norm_bf16_ns"),
               expected_ns(n * 2 * 2 + 2 * cols * 2 + 2 * rows * 4, 0.8), kTolNs);
+  // Fused AdamW over one 4096 x 4096 fp32 parameter: the step counter's +1 (one 65,536-element
+  // chunk of one fp32 list) and the fused update, 256 chunks of 65,536 elements reading p, g, m, v
+  // and writing p, m, v (28 bytes per element).
+  const double chunk = 65536;
+  EXPECT_NEAR(o.integer("fused_adamw_fp32_ns"),
+              expected_ns(chunk * 4, 0.9) + expected_ns(256 * chunk * 7 * 4, 0.9), kTolNs);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-"""PyTorch times its own elementwise, cast and layer-norm calls with CUDA events.
+"""PyTorch times its own elementwise, cast, layer-norm and fused-AdamW calls with CUDA events.
 
 Each call runs once alone and then REPS more times; the extra REPS run back to back on the GPU
 (each kernel takes far longer than its launch), so (E(1 + REPS) - E(1)) / REPS is one kernel's
@@ -12,6 +12,9 @@ ROWS, COLS = 8192, 4096
 x = torch.randn(ROWS, COLS, device="cuda", dtype=torch.bfloat16)
 y = torch.randn_like(x)
 ln = torch.nn.LayerNorm(COLS, device="cuda", dtype=torch.bfloat16)
+weight = torch.nn.Parameter(torch.randn(4096, 4096, device="cuda"))
+weight.grad = torch.randn_like(weight)
+adamw = torch.optim.AdamW([weight], lr=1e-3, fused=True)
 
 
 def event_ms(fn, n):
@@ -30,6 +33,7 @@ calls = {
     "mul_scalar_bf16": lambda: x * 2.0,
     "cast_bf16_to_fp32": lambda: x.float(),
     "layer_norm_bf16": lambda: ln(x),
+    "fused_adamw_fp32": adamw.step,
 }
 with torch.no_grad():
     for name, fn in calls.items():

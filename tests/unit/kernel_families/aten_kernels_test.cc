@@ -71,6 +71,25 @@ TEST(AtenKernels, BytesFollowTheSizeArgumentAndTheGridMustAgree) {
                    8192.0 * 4096 * 2 * 2 + 2 * 4096 * 2 + 2 * 8192 * 4);
 }
 
+TEST(AtenKernels, MultiTensorApplyIsSizedByItsChunks) {
+  const AtenKernel adam = classify_aten_kernel(
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+      "namespace)::FusedOptimizerTensorListMetadata<4>, at::native::(anonymous "
+      "namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, double, "
+      "double, double, double, double, bool, double*, float const*, float const*>(...)");
+  EXPECT_EQ(adam.family, AtenFamily::kMultiTensorApply);
+  EXPECT_EQ(adam.tensors * adam.element_bytes, 28);  // read p, g, m, v; write p, m, v
+  EXPECT_FALSE(adam.needs_sizes);
+  LaunchGeometry g;
+  g.gx = 256;
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(adam, g, nullptr, 0), 256.0 * 65536 * 28);
+  const AtenKernel copy = classify_aten_kernel(
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+      "namespace)::TensorListMetadata<2>, at::native::(anonymous "
+      "namespace)::CopyFunctor<c10::BFloat16, float, 2, 1, 1>, ...>(...)");
+  EXPECT_EQ(copy.tensors * copy.element_bytes, 2 * 2);
+}
+
 TEST(AtenKernels, TimeIsOverheadPlusBytesAtTheFamilysEfficiency) {
   const GpuSpec h100 = *find_gpu("H100-SXM-80GB");
   const double bytes = 201326592;  // 32 Mi bf16 elements x 3 tensors

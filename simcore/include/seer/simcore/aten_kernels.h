@@ -20,13 +20,18 @@ enum class AtenFamily : uint8_t {
   kUnrolledElementwise,    // unrolled_elementwise_kernel: contiguous with a cast
   kStridedElementwise,     // elementwise_kernel<nt, vt, f>: non-contiguous or broadcast
   kLayerNormForward,       // vectorized_layer_norm_kernel<T, T_ACC, rms>
+  kMultiTensorApply,       // multi_tensor_apply_kernel: foreach ops, fused Adam/AdamW
 };
 
 struct AtenKernel {
   AtenFamily family = AtenFamily::kNone;
-  int tensors = 0;        // inputs and outputs an element touches (elementwise)
-  int element_bytes = 0;  // of the kernel's data type
+  int tensors = 0;          // inputs and outputs an element touches (elementwise)
+  int element_bytes = 0;    // of the kernel's data type
+  bool needs_sizes = true;  // false: the grid alone sizes it (multi-tensor apply)
 };
+
+// Multi-tensor apply: each block handles one chunk of up to 65,536 elements of one tensor.
+inline constexpr double kMultiTensorChunkElements = 65536;
 
 // The family of a kernel by its demangled name (kNone when no model knows it).
 AtenKernel classify_aten_kernel(const std::string& demangled);
@@ -38,7 +43,7 @@ inline constexpr double kNormEfficiency = 0.80;
 inline constexpr Time kAtenKernelOverheadNs = 2000;
 
 // Bytes one launch moves, or nullopt when its size arguments do not agree with its grid (the
-// kernel then keeps the generic model).
+// kernel then keeps the generic model). Multi-tensor apply takes no size arguments.
 std::optional<double> aten_kernel_bytes(const AtenKernel& k, const LaunchGeometry& g,
                                         const uint64_t* sizes, int nsizes);
 Time aten_kernel_ns(const GpuSpec& gpu, const AtenKernel& k, double bytes);
