@@ -22,12 +22,39 @@ const ArgSpec kFirstInt = [] {
   return s;
 }();
 
+// FSDP2's reduce-scatter copy-in: chunk_cat_cuda_kernel(src**, dst*, 6 x long*, long slice_size,
+// long chunk_size, long dst_to_src_ratio): slice_size (param 8) and the ratio (param 10).
+const ArgSpec kChunkCat = [] {
+  ArgSpec s;
+  s.n = 2;
+  s.fields[0] = ArgField{8, 0, 8};
+  s.fields[1] = ArgField{10, 0, 8};
+  return s;
+}();
+
+// FSDP2's all-gather copy-out: split_with_sizes_copy_out_contiguous_no_cast_kernel(dst**, src**,
+// 3 x long*, long src_stride, long num_chunks): params 5 and 6.
+const ArgSpec kSplitCopy = [] {
+  ArgSpec s;
+  s.n = 2;
+  s.fields[0] = ArgField{5, 0, 8};
+  s.fields[1] = ArgField{6, 0, 8};
+  return s;
+}();
+
 }  // namespace
 
 const ArgSpec* arg_spec_for_name(const char* mangled) {
-  if (!mangled || std::strncmp(mangled, "_ZN2at6native", 13) != 0) return nullptr;
+  if (!mangled) return nullptr;
+  const bool aten = std::strncmp(mangled, "_ZN2at6native", 13) == 0;
+  const bool fsdp = std::strncmp(mangled, "_ZN5torch11distributed4fsdp", 27) == 0;
+  if (!aten && !fsdp) return nullptr;
+  if (std::strstr(mangled, "21chunk_cat_cuda_kernel")) return &kChunkCat;
+  if (std::strstr(mangled, "51split_with_sizes_copy_out_contiguous_no_cast_kernel")) {
+    return &kSplitCopy;
+  }
   for (const char* pattern : kIntNFirst) {
-    if (std::strstr(mangled, pattern)) return &kFirstInt;
+    if (aten && std::strstr(mangled, pattern)) return &kFirstInt;
   }
   return nullptr;
 }

@@ -1,5 +1,6 @@
 #include "seer/simcore/aten_kernels.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -104,6 +105,10 @@ AtenKernel classify_aten_kernel(const std::string& name) {
     f = AtenFamily::kLayerNormForward;
   } else if (is("multi_tensor_apply_kernel<")) {
     return classify_multi_tensor_apply(name);
+  } else if (is("chunk_cat_cuda_kernel<")) {
+    f = AtenFamily::kChunkCat;
+  } else if (is("split_with_sizes_copy_out_contiguous_no_cast_kernel(")) {
+    f = AtenFamily::kSplitCopy;
   }
   if (f == AtenFamily::kNone) return k;
   const std::string args = template_args(name);
@@ -148,6 +153,17 @@ std::optional<double> aten_kernel_bytes(const AtenKernel& k, const LaunchGeometr
       if (n > (1 << 24)) return std::nullopt;
       return blocks * n * 2 * k.element_bytes + 2 * n * k.element_bytes + 2 * blocks * 4;
     }
+    case AtenFamily::kChunkCat: {
+      // slice_size bytes of output per leading-dimension slice (gridDim.z), read at
+      // 1/dst_to_src_ratio of that (bf16 gradients into an fp32 buffer: half).
+      if (nsizes < 2) return std::nullopt;
+      const double out = n * static_cast<double>(g.gz);
+      return out + out / static_cast<double>(std::max<uint64_t>(1, sizes[1]));
+    }
+    case AtenFamily::kSplitCopy:
+      // src_stride bytes per chunk, num_chunks chunks: read and written once.
+      if (nsizes < 2) return std::nullopt;
+      return 2 * n * static_cast<double>(sizes[1]);
     case AtenFamily::kMultiTensorApply:
     case AtenFamily::kNone:
       break;

@@ -90,6 +90,39 @@ TEST(AtenKernels, MultiTensorApplyIsSizedByItsChunks) {
   EXPECT_EQ(copy.tensors * copy.element_bytes, 2 * 2);
 }
 
+TEST(AtenKernels, Fsdp2CopyInAndCopyOutFromTheirByteArguments) {
+  const AtenKernel cat = classify_aten_kernel(
+      "void at::native::detail::chunk_cat_cuda_kernel<float, c10::BFloat16>(c10::BFloat16**, "
+      "float*, long*, long*, long*, long*, long*, long*, long, long, long)");
+  EXPECT_EQ(cat.family, AtenFamily::kChunkCat);
+  LaunchGeometry g;
+  g.gx = 1000;
+  g.gz = 1;
+  const uint64_t cat_args[2] = {1 << 30, 2};  // slice_size bytes (fp32 out), fp32/bf16 ratio
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(cat, g, cat_args, 2), 1.5 * (1 << 30));
+  EXPECT_FALSE(aten_kernel_bytes(cat, g, cat_args, 1).has_value());
+  const AtenKernel split = classify_aten_kernel(
+      "void at::native::detail::split_with_sizes_copy_out_contiguous_no_cast_kernel(char**, "
+      "char**, long*, long*, long*, long, long)");
+  EXPECT_EQ(split.family, AtenFamily::kSplitCopy);
+  const uint64_t split_args[2] = {1 << 20, 16};  // src_stride bytes, num_chunks
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(split, g, split_args, 2), 2.0 * (1 << 20) * 16);
+  EXPECT_NE(client::arg_spec_for_name("_ZN2at6native6detail21chunk_cat_cuda_"
+                                      "kernelIfN3c108BFloat16EEEvPPT0_PT_PlSA_SA_SA_SA_SA_lll"),
+            nullptr);
+  EXPECT_EQ(client::arg_spec_for_name(
+                "_ZN5torch11distributed4fsdp50_GLOBAL__N__e4017c48_11_ChunkCat_cu_d32bfcb6_"
+                "3949921chunk_cat_cuda_kernelIccEEvPPT0_PT_PlS9_S9_S9_S9_S9_lll")
+                ->fields[1]
+                .param,
+            10);
+  EXPECT_EQ(client::arg_spec_for_name("_ZN2at6native6detail51split_with_sizes_copy_out_"
+                                      "contiguous_no_cast_kernelEPPcS3_PlS4_S4_ll")
+                ->fields[0]
+                .param,
+            5);
+}
+
 TEST(AtenKernels, TimeIsOverheadPlusBytesAtTheFamilysEfficiency) {
   const GpuSpec h100 = *find_gpu("H100-SXM-80GB");
   const double bytes = 201326592;  // 32 Mi bf16 elements x 3 tensors

@@ -21,6 +21,8 @@ enum class AtenFamily : uint8_t {
   kStridedElementwise,     // elementwise_kernel<nt, vt, f>: non-contiguous or broadcast
   kLayerNormForward,       // vectorized_layer_norm_kernel<T, T_ACC, rms>
   kMultiTensorApply,       // multi_tensor_apply_kernel: foreach ops, fused Adam/AdamW
+  kChunkCat,               // FSDP2 reduce-scatter copy-in (chunk_cat_cuda_kernel)
+  kSplitCopy,              // FSDP2 all-gather copy-out (split_with_sizes_copy_out_..._kernel)
 };
 
 struct AtenKernel {
