@@ -16,6 +16,16 @@ int Engine::add_gpu(const GpuSpec& spec, int node, const NodeLinks& links) {
   return static_cast<int>(gpus_.size()) - 1;
 }
 
+std::optional<double> Engine::family_bytes(const OpDesc& op) const {
+  // Ops built without intern_kernel (tests) name no kernel the table knows.
+  if (op.kernel >= aten_kernels_.size()) return std::nullopt;
+  const AtenKernel& aten = aten_kernels_[op.kernel];
+  if (aten.family == AtenFamily::kNone || (op.nsizes == 0 && aten.needs_sizes)) {
+    return std::nullopt;
+  }
+  return aten_kernel_bytes(aten, op.geometry, op.sizes, op.nsizes);
+}
+
 int32_t Engine::add_triton_kernel(TritonKernel model) {
   triton_kernels_.push_back(std::move(model));
   return static_cast<int32_t>(triton_kernels_.size() - 1);
@@ -211,12 +221,9 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
             triton->dot_flops_per_program * static_cast<double>(op.desc.geometry.blocks());
         return triton_kernel_ns(g.spec, triton->kind, bytes, flops, triton->dot_type);
       }
-      if (const AtenKernel& aten = aten_kernels_[op.desc.kernel];
-          aten.family != AtenFamily::kNone && (op.desc.nsizes > 0 || !aten.needs_sizes)) {
-        if (auto bytes = aten_kernel_bytes(aten, op.desc.geometry, op.desc.sizes, op.desc.nsizes)) {
-          source = TimeSource::kFamilyModel;
-          return aten_kernel_ns(g.spec, aten, *bytes);
-        }
+      if (std::optional<double> bytes = family_bytes(op.desc)) {
+        source = TimeSource::kFamilyModel;
+        return aten_kernel_ns(g.spec, aten_kernels_[op.desc.kernel], *bytes);
       }
       source = TimeSource::kGenericKernel;
       return generic_kernel_ns(g.spec, op.desc.geometry);
