@@ -1,6 +1,10 @@
 #include "kernel_args.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace seer::client {
 namespace {
@@ -42,6 +46,43 @@ const ArgSpec kSplitCopy = [] {
   return s;
 }();
 
+// cunn_SoftMax{Forward,ForwardSmem,ForwardReg}(out, in, classes) and
+// cunn_SoftMaxBackward[Smem](gI, out, gO, classes): classes is the last parameter, int or long
+// depending on the variant.
+const ArgSpec* softmax_spec(const char* mangled) {
+  static const ArgSpec kForwardInt = [] {
+    ArgSpec s;
+    s.n = 1;
+    s.fields[0] = ArgField{2, 0, 4};
+    return s;
+  }();
+  static const ArgSpec kForwardLong = [] {
+    ArgSpec s;
+    s.n = 1;
+    s.fields[0] = ArgField{2, 0, 8};
+    return s;
+  }();
+  static const ArgSpec kBackwardLong = [] {
+    ArgSpec s;
+    s.n = 1;
+    s.fields[0] = ArgField{3, 0, 8};
+    return s;
+  }();
+  const bool backward = std::strstr(mangled, "cunn_SoftMaxBackward") != nullptr;
+  int status = 0;
+  char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  if (!d) return nullptr;
+  const std::string name(d);
+  std::free(d);
+  const size_t close = name.rfind(')');
+  const size_t comma = name.rfind(", ", close);
+  if (close == std::string::npos || comma == std::string::npos) return nullptr;
+  const std::string last = name.substr(comma + 2, close - comma - 2);
+  if (backward) return last == "long" ? &kBackwardLong : nullptr;
+  if (last == "long") return &kForwardLong;
+  return last == "int" ? &kForwardInt : nullptr;
+}
+
 }  // namespace
 
 const ArgSpec* arg_spec_for_name(const char* mangled) {
@@ -50,6 +91,7 @@ const ArgSpec* arg_spec_for_name(const char* mangled) {
   const bool fsdp = std::strncmp(mangled, "_ZN5torch11distributed4fsdp", 27) == 0;
   if (!aten && !fsdp) return nullptr;
   if (std::strstr(mangled, "21chunk_cat_cuda_kernel")) return &kChunkCat;
+  if (aten && std::strstr(mangled, "cunn_SoftMax")) return softmax_spec(mangled);
   if (std::strstr(mangled, "51split_with_sizes_copy_out_contiguous_no_cast_kernel")) {
     return &kSplitCopy;
   }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 namespace seer::sim {
 namespace {
@@ -69,6 +70,55 @@ int functor_arity(const std::string& args) {
   return 2;
 }
 
+// The top-level template arguments of `args`, split at commas outside nested brackets.
+std::vector<std::string> split_args(const std::string& args) {
+  std::vector<std::string> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == '<' || args[i] == '(') ++depth;
+    if (args[i] == '>' || args[i] == ')') --depth;
+    if (args[i] == ',' && depth == 0) {
+      out.push_back(args.substr(start, i - start));
+      start = i + 2;
+    }
+  }
+  out.push_back(args.substr(start));
+  return out;
+}
+
+// Softmax over rows (gridDim.x) of `classes` elements (framework-kernels.md §2.4, SoftMax.cu):
+//   cunn_SoftMaxForward<ILP, T, Acc, Out, Epi>       3 passes over the row in global memory:
+//                                                   3 x sizeof(T) read + sizeof(Out) written
+//   cunn_SoftMaxForward{Smem,Reg}<...>               the row is kept on chip: one read, one write
+//   cunn_SoftMaxBackward<ILP, T, Acc, Out, Epi>      2 passes: gO twice and out once read
+//                                                   (sizeof(Out)), gI written (sizeof(T))
+//   cunn_SoftMaxBackwardSmem<...>                    gO and out read once, gI written
+AtenKernel classify_softmax(const std::string& name) {
+  AtenKernel k;
+  const std::vector<std::string> a = split_args(template_args(name));
+  const bool reg = name.find("cunn_SoftMaxForwardReg<") != std::string::npos;
+  // Reg has no ILP: <T, Acc, Out, ...>; the others <ILP, T, Acc, Out, ...>.
+  const size_t t = reg ? 0 : 1;
+  if (a.size() < t + 3) return k;
+  const double in = first_element_bytes(a[t]), out = first_element_bytes(a[t + 2]);
+  if (in == 0 || out == 0) return k;
+  if (name.find("cunn_SoftMaxBackwardSmem<") != std::string::npos) {
+    k.bytes_per_element = 2 * out + in;
+  } else if (name.find("cunn_SoftMaxBackward<") != std::string::npos) {
+    k.bytes_per_element = 3 * out + in;
+  } else if (reg || name.find("cunn_SoftMaxForwardSmem<") != std::string::npos) {
+    k.bytes_per_element = in + out;
+  } else if (name.find("cunn_SoftMaxForward<") != std::string::npos) {
+    k.bytes_per_element = 3 * in + out;
+  } else {
+    return k;
+  }
+  k.family = AtenFamily::kSoftmax;
+  k.element_bytes = static_cast<int>(in);
+  return k;
+}
+
 // multi_tensor_apply_kernel<[FusedOptimizer]TensorListMetadata<depth>, Functor<T, ...>, ...>:
 // every element of each of the `depth` lists is read; all but the gradient are written back by
 // the fused optimizers (Adam: p, g, m, v read, p, m, v written), the last list by foreach ops.
@@ -105,6 +155,8 @@ AtenKernel classify_aten_kernel(const std::string& name) {
     f = AtenFamily::kLayerNormForward;
   } else if (is("multi_tensor_apply_kernel<")) {
     return classify_multi_tensor_apply(name);
+  } else if (is("cunn_SoftMax")) {
+    return classify_softmax(name);
   } else if (is("chunk_cat_cuda_kernel<")) {
     f = AtenFamily::kChunkCat;
   } else if (is("split_with_sizes_copy_out_contiguous_no_cast_kernel(")) {
@@ -164,6 +216,9 @@ std::optional<double> aten_kernel_bytes(const AtenKernel& k, const LaunchGeometr
       // src_stride bytes per chunk, num_chunks chunks: read and written once.
       if (nsizes < 2) return std::nullopt;
       return 2 * n * static_cast<double>(sizes[1]);
+    case AtenFamily::kSoftmax:
+      if (n > (uint64_t{1} << 32)) return std::nullopt;
+      return blocks * n * k.bytes_per_element;
     case AtenFamily::kMultiTensorApply:
     case AtenFamily::kNone:
       break;
@@ -175,6 +230,7 @@ Time aten_kernel_ns(const GpuSpec& gpu, const AtenKernel& k, double bytes) {
   double efficiency = kContiguousElementwiseEfficiency;
   if (k.family == AtenFamily::kStridedElementwise) efficiency = kStridedElementwiseEfficiency;
   if (k.family == AtenFamily::kLayerNormForward) efficiency = kNormEfficiency;
+  if (k.family == AtenFamily::kSoftmax) efficiency = kSoftmaxEfficiency;
   const double bw = gpu.hbm_bytes_per_s * efficiency;
   const double ns = bytes > 0 && bw > 0 ? bytes / bw * 1e9 : 0.0;
   return kAtenKernelOverheadNs + static_cast<Time>(std::ceil(ns));

@@ -123,6 +123,43 @@ TEST(AtenKernels, Fsdp2CopyInAndCopyOutFromTheirByteArguments) {
             5);
 }
 
+TEST(AtenKernels, SoftmaxPassesPerVariant) {
+  // Log-softmax over a 128,256-entry fp32 vocabulary (cross-entropy), 4096 rows: the global-
+  // memory forward reads each row three times and writes it once; the backward reads gO twice
+  // and the output once and writes gI.
+  const AtenKernel fwd = classify_aten_kernel(
+      "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+      "at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, float const*, int)");
+  EXPECT_EQ(fwd.family, AtenFamily::kSoftmax);
+  LaunchGeometry rows;
+  rows.gx = 4096;
+  const uint64_t vocab = 128256;
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(fwd, rows, &vocab, 1), 4096.0 * vocab * (3 * 4 + 4));
+  const AtenKernel bwd = classify_aten_kernel(
+      "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, float, float, float, "
+      "at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(float*, float const*, float "
+      "const*, long)");
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(bwd, rows, &vocab, 1), 4096.0 * vocab * (3 * 4 + 4));
+  // Rows kept on chip: one read (bf16) and one write (bf16).
+  const AtenKernel reg = classify_aten_kernel(
+      "void at::native::(anonymous namespace)::cunn_SoftMaxForwardReg<c10::BFloat16, float, "
+      "c10::BFloat16, at::native::(anonymous namespace)::SoftMaxForwardEpilogue, long, "
+      "9>(c10::BFloat16*, c10::BFloat16 const*, long)");
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(reg, rows, &vocab, 1), 4096.0 * vocab * (2 + 2));
+  const GpuSpec h100 = *find_gpu("H100-SXM-80GB");
+  const double bytes = 4096.0 * vocab * 16;
+  EXPECT_EQ(aten_kernel_ns(h100, fwd, bytes),
+            2000 + static_cast<Time>(std::ceil(bytes / (0.6 * 3.35e12) * 1e9)));
+  // The client reads `classes` as the last parameter: int for the global-memory forward, long
+  // for the others.
+  const client::ArgSpec* f = client::arg_spec_for_name(
+      "_ZN2at6native12_GLOBAL__N_119cunn_SoftMaxForwardILi4EfffNS1_25LogSoftMaxForwardEpilogueEEEv"
+      "PT2_PKT0_i");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->fields[0].param, 2);
+  EXPECT_EQ(f->fields[0].bytes, 4);
+}
+
 TEST(AtenKernels, TimeIsOverheadPlusBytesAtTheFamilysEfficiency) {
   const GpuSpec h100 = *find_gpu("H100-SXM-80GB");
   const double bytes = 201326592;  // 32 Mi bf16 elements x 3 tensors

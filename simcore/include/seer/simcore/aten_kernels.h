@@ -23,13 +23,15 @@ enum class AtenFamily : uint8_t {
   kMultiTensorApply,       // multi_tensor_apply_kernel: foreach ops, fused Adam/AdamW
   kChunkCat,               // FSDP2 reduce-scatter copy-in (chunk_cat_cuda_kernel)
   kSplitCopy,              // FSDP2 all-gather copy-out (split_with_sizes_copy_out_..._kernel)
+  kSoftmax,                // cunn_SoftMax{Forward,ForwardSmem,ForwardReg,Backward,BackwardSmem}
 };
 
 struct AtenKernel {
   AtenFamily family = AtenFamily::kNone;
-  int tensors = 0;          // inputs and outputs an element touches (elementwise)
-  int element_bytes = 0;    // of the kernel's data type
-  bool needs_sizes = true;  // false: the grid alone sizes it (multi-tensor apply)
+  int tensors = 0;               // inputs and outputs an element touches (elementwise)
+  int element_bytes = 0;         // of the kernel's data type
+  bool needs_sizes = true;       // false: the grid alone sizes it (multi-tensor apply)
+  double bytes_per_element = 0;  // softmax: bytes moved per row element, all passes together
 };
 
 // Multi-tensor apply: each block handles one chunk of up to 65,536 elements of one tensor.
@@ -42,6 +44,7 @@ AtenKernel classify_aten_kernel(const std::string& demangled);
 inline constexpr double kContiguousElementwiseEfficiency = 0.90;
 inline constexpr double kStridedElementwiseEfficiency = 0.60;
 inline constexpr double kNormEfficiency = 0.80;
+inline constexpr double kSoftmaxEfficiency = 0.60;
 inline constexpr Time kAtenKernelOverheadNs = 2000;
 
 // Bytes one launch moves, or nullopt when its size arguments do not agree with its grid (the
