@@ -7,6 +7,7 @@ packages=(
   protobuf-compiler libprotobuf-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libunwind-dev clang-format
   openmpi-bin libopenmpi-dev
+  clang libclang-rt-dev
 )
 
 missing=()

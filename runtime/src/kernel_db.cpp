@@ -29,10 +29,46 @@ std::string family_of(const std::string& gpu, const std::string& kernel) {
   return gpu + '\0' + kernel;
 }
 
-// Why an entry is invalid, or "".
+// The file stores text as protobuf strings, which must be UTF-8: anything else would be saved
+// but could not be loaded again.
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80           ? 1
+                     : (c >> 5) == 0x6  ? 2
+                     : (c >> 4) == 0xe  ? 3
+                     : (c >> 3) == 0x1e ? 4
+                                        : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    uint32_t cp = n == 1 ? c : c & (0x7f >> n);
+    for (size_t k = 1; k < n; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 0x2) return false;
+      cp = cp << 6 | (cc & 0x3f);
+    }
+    const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n;
+  }
+  return true;
+}
+
+// Which text field is not UTF-8, or "".
+std::string non_utf8_field(const KernelDbEntry& e) {
+  if (!valid_utf8(e.gpu)) return "gpu";
+  if (!valid_utf8(e.kernel)) return "kernel";
+  if (!valid_utf8(e.source)) return "source";
+  if (!valid_utf8(e.library_params)) return "library_params";
+  return "";
+}
+
+// Why an entry is invalid, or "". Both readers accept exactly the entries this accepts, so that
+// what one of them loads the other reads back after an export.
 std::string invalid(const KernelDbEntry& e) {
   if (e.gpu.empty()) return "gpu is empty";
+  if (!sim::find_gpu(e.gpu)) return "unknown GPU '" + e.gpu + "' (seer's GPU catalog names)";
   if (e.kernel.empty()) return "kernel is empty";
+  if (const std::string f = non_utf8_field(e); !f.empty()) return f + " is not valid UTF-8";
   if (!e.grid_x || !e.grid_y || !e.grid_z) return "a grid dimension is 0";
   if (!e.block_x || !e.block_y || !e.block_z) return "a block dimension is 0";
   if (e.duration_ns <= 0) return "duration_ns is not positive";
@@ -293,9 +329,19 @@ KernelDb KernelDb::from_csv(const std::string& text, const std::string& name) {
   size_t lineno = 0;
   size_t columns = 0;
   while (std::getline(in, line)) {
-    ++lineno;
+    const size_t first_line = ++lineno;
+    const std::string where = name + ":" + std::to_string(first_line) + ": ";
+    // A quoted field may hold line ends (to_csv writes them so): while a quote is open, the
+    // record goes on on the next line.
+    bool in_quote = std::count(line.begin(), line.end(), '"') % 2 == 1;
+    std::string more;
+    while (in_quote && std::getline(in, more)) {
+      ++lineno;
+      line += '\n';
+      line += more;
+      in_quote = in_quote != (std::count(more.begin(), more.end(), '"') % 2 == 1);
+    }
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::string where = name + ":" + std::to_string(lineno) + ": ";
     if (columns == 0) {
       std::vector<std::string> header;
       try {
@@ -344,18 +390,24 @@ KernelDb KernelDb::from_csv(const std::string& text, const std::string& name) {
       }
       e.duration_ns = parse_number<int64_t>(f[9], 9, "an integer");
       if (e.duration_ns <= 0) throw CsvError{"column 10 (duration_ns): must be > 0"};
+      // samples 0 is read as written (merge counts it as 1), as the binary format does.
       if (columns > 10) {
         e.samples = parse_number<uint32_t>(f[10], 10, "an unsigned 32-bit integer");
-        if (e.samples == 0) throw CsvError{"column 11 (samples): must be >= 1"};
       }
       if (columns > 11) e.source = f[11];
       if (columns > 12) e.library_params = f[12];
+      if (const std::string field = non_utf8_field(e); !field.empty()) {
+        const size_t col = static_cast<size_t>(std::find(kColumns.begin(), kColumns.end(), field) -
+                                               kColumns.begin());
+        throw CsvError{"column " + std::to_string(col + 1) + " (" + field +
+                       "): not valid UTF-8 (a kernel database stores text as UTF-8)"};
+      }
       const std::string key = key_of(e);
       if (auto it = line_of_key.find(key); it != line_of_key.end()) {
         throw CsvError{"duplicate of line " + std::to_string(it->second) +
                        " (same gpu, kernel, grid, block, shmem, library_params)"};
       }
-      line_of_key.emplace(key, lineno);
+      line_of_key.emplace(key, first_line);
       db.put(std::move(e));
     } catch (const CsvError& e) {
       throw KernelDbError(where + e.message);

@@ -38,7 +38,9 @@ double scale(const std::string& field, const std::string& text, const Quantity& 
     for (const auto& [u, _] : units) known += (known.empty() ? "" : ", ") + u;
     throw ClusterError(field + ": '" + text + "' is not a " + expected + " (units: " + known + ")");
   }
-  return q.value * it->second;
+  const double v = q.value * it->second;
+  if (!std::isfinite(v)) throw ClusterError(field + ": '" + text + "' is too large");
+  return v;
 }
 
 int64_t to_int64(const std::string& field, const std::string& text, double v) {

@@ -27,9 +27,10 @@
 //   gpu,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,duration_ns
 // optionally followed by ,samples ,source ,library_params (in that order, any prefix of them);
 // then one row per entry with exactly as many fields. Fields may be quoted ("..." with "" for a
-// quote) so kernel names may contain commas. Parsing is strict: errors name the line and column.
-// Blank lines are skipped. samples defaults to 1; grid and block values are at least 1; duration
-// is positive; a key may appear once.
+// quote) so kernel names may contain commas and line ends. Parsing is strict: errors name the line
+// and column. Blank lines are skipped. samples defaults to 1; grid and block values are at least 1;
+// duration is positive; a key may appear once. Both formats hold the same entries: gpu names a GPU
+// of seer's catalog and text is UTF-8, so an exported database imports again unchanged.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,92 @@
+// Inputs found by the fuzz targets of tests/fuzz in the session (fuzz_session: client byte
+// streams written by a raw Unix-socket connection to an in-process Session, which serves them to
+// their end) and in the unit parsers of cluster files (fuzz_units).
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "proto/frame.h"
+#include "seer/runtime/cluster.h"
+#include "seer/runtime/session.h"
+#include "seer/runtime/units.h"
+#include "wire.pb.h"
+
+namespace seer::rt {
+namespace {
+
+std::string framed(const wire::ClientMessage& m) {
+  const std::string body = m.SerializeAsString();
+  std::string out;
+  wire::append_frame_header(out, static_cast<uint32_t>(body.size()));
+  return out + body;
+}
+
+std::string hello() {
+  wire::ClientMessage m;
+  m.mutable_hello()->set_pid(4242);
+  m.mutable_hello()->set_rank(-1);
+  return framed(m);
+}
+
+// Serves one client that sends `bytes` and then closes its side.
+SessionResult serve_stream(const std::string& bytes) {
+  SessionOptions o;
+  o.cluster = load_cluster("test-fabric");
+  o.host_time = HostTime::kModeled;
+  Session session(o);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, session.socket_path().c_str(), sizeof addr.sun_path - 1);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  EXPECT_TRUE(wire::write_all(fd, bytes.data(), bytes.size()));
+  ::shutdown(fd, SHUT_WR);
+  int turns = 0;
+  session.serve([&] { return ++turns < 3; });
+  ::close(fd);
+  return session.result();
+}
+
+// An NVTX record whose kind is none of the protocol's was stored as an out-of-range enum value
+// (UBSan: "load of value 18, which is not a valid value for type NvtxEvent::Kind").
+TEST(SessionFuzzRegressions, NvtxRecordOfUnknownKindIsIgnored) {
+  wire::ClientMessage m;
+  wire::Record* bad = m.mutable_batch()->add_records();
+  bad->mutable_nvtx()->set_kind(static_cast<wire::Nvtx::Kind>(18));
+  bad->mutable_nvtx()->set_message("bad");
+  wire::Record* good = m.mutable_batch()->add_records();
+  good->mutable_nvtx()->set_kind(wire::Nvtx::MARK);
+  good->mutable_nvtx()->set_message("good");
+  wire::ClientMessage bye;
+  bye.mutable_batch()->mutable_request()->set_goodbye(true);
+  bye.mutable_batch()->set_all_blocked(true);
+  const SessionResult r = serve_stream(hello() + framed(m) + framed(bye));
+  ASSERT_EQ(r.nvtx.size(), 1u);
+  EXPECT_EQ(r.nvtx[0].message, "good");
+  EXPECT_EQ(r.nvtx[0].kind, NvtxEvent::kMark);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0],
+            "process 4242 sent a record naming an unknown stream, GPU or kind (ignored)");
+}
+
+// A bandwidth whose value times its unit overflows a double was accepted as infinity.
+TEST(UnitsFuzzRegressions, BandwidthThatOverflowsIsAnError) {
+  for (const char* text : {"1e300TB/s", "1e308Tbps", "1.7e308GiB/s"}) {
+    try {
+      parse_bandwidth("node.scale_up.bandwidth", text);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const ClusterError& e) {
+      EXPECT_EQ(e.what(), "node.scale_up.bandwidth: '" + std::string(text) + "' is too large");
+    }
+  }
+  EXPECT_EQ(parse_bandwidth("bw", "1e300B/s"), 1e300);
+  EXPECT_THROW(parse_bytes("size", "1e300TiB"), ClusterError);
+  EXPECT_THROW(parse_duration_ns("latency", "1e308s"), ClusterError);
+}
+
+}  // namespace
+}  // namespace seer::rt
