@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 namespace seer::client {
@@ -19,55 +20,28 @@ constexpr const char* kIntNFirst[] = {
     "28vectorized_layer_norm_kernel",
 };
 
-const ArgSpec kFirstInt = [] {
+constexpr ArgSpec spec(std::initializer_list<ArgField> fields) {
   ArgSpec s;
-  s.n = 1;
-  s.fields[0] = ArgField{0, 0, 4};
+  for (const ArgField& f : fields) s.fields[s.n++] = f;
   return s;
-}();
+}
 
+constexpr ArgSpec kFirstInt = spec({{0, 0, 4}});
 // FSDP2's reduce-scatter copy-in: chunk_cat_cuda_kernel(src**, dst*, 6 x long*, long slice_size,
 // long chunk_size, long dst_to_src_ratio): slice_size (param 8) and the ratio (param 10).
-const ArgSpec kChunkCat = [] {
-  ArgSpec s;
-  s.n = 2;
-  s.fields[0] = ArgField{8, 0, 8};
-  s.fields[1] = ArgField{10, 0, 8};
-  return s;
-}();
-
+constexpr ArgSpec kChunkCat = spec({{8, 0, 8}, {10, 0, 8}});
 // FSDP2's all-gather copy-out: split_with_sizes_copy_out_contiguous_no_cast_kernel(dst**, src**,
 // 3 x long*, long src_stride, long num_chunks): params 5 and 6.
-const ArgSpec kSplitCopy = [] {
-  ArgSpec s;
-  s.n = 2;
-  s.fields[0] = ArgField{5, 0, 8};
-  s.fields[1] = ArgField{6, 0, 8};
-  return s;
-}();
+constexpr ArgSpec kSplitCopy = spec({{5, 0, 8}, {6, 0, 8}});
+// Softmax: `classes`, the last parameter (forward: param 2, int or long; backward: param 3, long).
+constexpr ArgSpec kForwardInt = spec({{2, 0, 4}});
+constexpr ArgSpec kForwardLong = spec({{2, 0, 8}});
+constexpr ArgSpec kBackwardLong = spec({{3, 0, 8}});
 
 // cunn_SoftMax{Forward,ForwardSmem,ForwardReg}(out, in, classes) and
 // cunn_SoftMaxBackward[Smem](gI, out, gO, classes): classes is the last parameter, int or long
 // depending on the variant.
 const ArgSpec* softmax_spec(const char* mangled) {
-  static const ArgSpec kForwardInt = [] {
-    ArgSpec s;
-    s.n = 1;
-    s.fields[0] = ArgField{2, 0, 4};
-    return s;
-  }();
-  static const ArgSpec kForwardLong = [] {
-    ArgSpec s;
-    s.n = 1;
-    s.fields[0] = ArgField{2, 0, 8};
-    return s;
-  }();
-  static const ArgSpec kBackwardLong = [] {
-    ArgSpec s;
-    s.n = 1;
-    s.fields[0] = ArgField{3, 0, 8};
-    return s;
-  }();
   const bool backward = std::strstr(mangled, "cunn_SoftMaxBackward") != nullptr;
   int status = 0;
   char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);

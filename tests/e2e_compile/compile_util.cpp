@@ -13,15 +13,8 @@ Env fresh_caches(const TempDir& dir) {
 Timed seer_compiled(const std::string& label, const std::string& cluster, const std::string& out,
                     const std::vector<std::string>& command, const Env& env,
                     const std::string& host_time) {
-  std::vector<std::string> argv{seer_bin(), "run", "--host-time", host_time, "--cluster", cluster};
-  if (!out.empty()) {
-    argv.push_back("--out");
-    argv.push_back(out);
-  }
-  argv.push_back("--");
-  argv.insert(argv.end(), command.begin(), command.end());
   const auto t0 = std::chrono::steady_clock::now();
-  Timed t{run_command(argv, env, 540), 0};
+  Timed t{run_command(seer_run_argv(cluster, out, command, host_time), env, 540), 0};
   t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("[compile] %s: wall %.1f s\n", label.c_str(), t.wall_s);
   return t;

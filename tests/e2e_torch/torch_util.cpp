@@ -47,8 +47,9 @@ std::vector<std::string> torchrun(int nproc, const std::string& script,
   return argv;
 }
 
-Outcome seer_torch(const std::string& cluster, const std::string& out,
-                   const std::vector<std::string>& command, const std::string& host_time) {
+std::vector<std::string> seer_run_argv(const std::string& cluster, const std::string& out,
+                                       const std::vector<std::string>& command,
+                                       const std::string& host_time) {
   std::vector<std::string> argv{seer_bin(), "run", "--host-time", host_time, "--cluster", cluster};
   if (!out.empty()) {
     argv.push_back("--out");
@@ -56,7 +57,12 @@ Outcome seer_torch(const std::string& cluster, const std::string& out,
   }
   argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
-  return run_command(argv, {}, 540);
+  return argv;
+}
+
+Outcome seer_torch(const std::string& cluster, const std::string& out,
+                   const std::vector<std::string>& command, const std::string& host_time) {
+  return run_command(seer_run_argv(cluster, out, command, host_time), {}, 540);
 }
 
 std::vector<double> numbers(const std::string& text, const std::string& pattern) {

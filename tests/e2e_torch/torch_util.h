@@ -29,6 +29,10 @@ std::vector<std::string> torchrun(int nproc, const std::string& script,
 
 // `seer run` for PyTorch programs: modeled host time, a generous timeout (each rank imports
 // torch: seconds of CPU on this machine).
+// `seer run --host-time H --cluster C [--out OUT] -- COMMAND...`
+std::vector<std::string> seer_run_argv(const std::string& cluster, const std::string& out,
+                                       const std::vector<std::string>& command,
+                                       const std::string& host_time);
 Outcome seer_torch(const std::string& cluster, const std::string& out,
                    const std::vector<std::string>& command,
                    const std::string& host_time = "modeled");
