@@ -18,6 +18,7 @@
 #include "proto/frame.h"
 #include "rank_env.h"
 #include "thread_cpu_clock.h"
+#include "thread_sync.h"
 #include "time_source.h"
 
 namespace seer::client {
@@ -31,6 +32,7 @@ pthread_key_t g_thread_key;
 
 void on_thread_exit(void* p) {
   auto* ts = static_cast<ThreadState*>(p);
+  Core::instance().thread_exiting(*ts);
   ts->mode.store(static_cast<int>(ThreadMode::kExited), std::memory_order_release);
 }
 
@@ -243,6 +245,7 @@ ThreadState& Core::thread() {
   if (tl_thread) return *tl_thread;
   auto* ts = new ThreadState();
   ts->registered = true;
+  ts->id = logical_thread_id();
   ts->cpu_mark = thread_cpu_ns();
   ts->unchanged_since = real_monotonic_ns();
   ts->clock.store(high_water_.load(std::memory_order_relaxed), std::memory_order_relaxed);
@@ -276,12 +279,12 @@ void Core::raise_high_water(Time c) {
 void Core::enter(ThreadState& ts, Time cost) {
   const bool submitter = ts.submitter.load(std::memory_order_relaxed);
   // An observer (e.g. a framework's watchdog polling events) sees the process' present: its own
-  // clock barely moves while it sleeps between polls. In modeled mode the submitting threads of a
-  // process share one timeline too: each call starts from the latest clock any of them reached,
-  // so host time flows from the thread that hands work over to the one that takes it (PyTorch's
-  // backward runs on an autograd thread while the main thread waits), and a thread's clock never
-  // depends on how long it sat idle in real time.
-  const bool join = !submitter || modeled();
+  // clock barely moves while it sleeps between polls. Tracked threads keep their own clocks; time
+  // flows between them only where one hands work to another (a condition variable, a semaphore, a
+  // thread's start or end: thread_handoff.cpp), so a thread's clock depends on what the threads
+  // did, not on the order the machine ran them in.
+  const bool join = !submitter && !ts.tracked.load(std::memory_order_relaxed);
+  ts.outside_since.store(0, std::memory_order_relaxed);
   int expected = static_cast<int>(ThreadMode::kInApp);
   if (!ts.mode.compare_exchange_strong(expected, static_cast<int>(ThreadMode::kInSeer))) {
     if (expected == static_cast<int>(ThreadMode::kParked)) {
@@ -344,6 +347,12 @@ void Core::become_submitter(ThreadState& ts) {
   bool ask = false;
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
+    has_submitter_ = true;
+    // A tracked thread's clock has bounded the promise all along.
+    if (ts.tracked.load(std::memory_order_relaxed)) {
+      ts.submitter.store(true, std::memory_order_relaxed);
+      return;
+    }
     const Time c = std::max(ts.clock.load(std::memory_order_relaxed),
                             high_water_.load(std::memory_order_relaxed));
     ts.clock.store(c, std::memory_order_relaxed);
@@ -363,7 +372,7 @@ void Core::add_record(ThreadState& ts, const PodRecord& r) {
   if (!ts.submitter.load(std::memory_order_relaxed)) become_submitter(ts);
   std::lock_guard<std::mutex> lock(batch_mu_);
   pending_.push_back(r);
-  pending_.back().thread = ts.index;
+  pending_.back().thread = ts.id;
   pending_.back().t = std::max(r.t, ts.clock.load(std::memory_order_relaxed));
   if (pending_.size() >= kFlushAtRecords) flush_locked(nullptr);
   wake_flusher_locked();
@@ -372,17 +381,37 @@ void Core::add_record(ThreadState& ts, const PodRecord& r) {
 Time Core::promise_locked(bool& all_blocked) const {
   Time p = kNever;
   int active = 0, blocked = 0;
+  const auto counts = [](const ThreadState* ts) {
+    return ts->registered && (ts->submitter.load(std::memory_order_relaxed) ||
+                              ts->tracked.load(std::memory_order_relaxed));
+  };
+  // A thread waiting on another thread of the process keeps its clock in the promise (it is
+  // woken by a thread outside the simulation, a data loader, as often as by a tracked one),
+  // except while a tracked thread waits on the session: then the one it waits for may be that
+  // thread, which needs virtual time to pass (thread_handoff.cpp).
+  bool some_blocked = false;
   for (const ThreadState* ts : threads_) {
+    some_blocked = some_blocked || (counts(ts) && ts->mode.load(std::memory_order_acquire) ==
+                                                      static_cast<int>(ThreadMode::kBlocked));
+  }
+  for (ThreadState* ts : threads_) {
     const auto mode = static_cast<ThreadMode>(ts->mode.load(std::memory_order_acquire));
     if (mode == ThreadMode::kParked || mode == ThreadMode::kExited) continue;
-    if (!ts->registered || !ts->submitter.load(std::memory_order_relaxed)) continue;
+    if (!counts(ts)) continue;
+    if (mode == ThreadMode::kWaiting && (some_blocked || ts->parked_in_wait)) {
+      ts->excluded_in_wait = true;
+      continue;
+    }
     ++active;
     if (mode == ThreadMode::kBlocked) ++blocked;
     p = std::min(p, ts->clock.load(std::memory_order_relaxed));
   }
+  // A thread woken by a hand-off that has not run yet resumes at the token's time.
+  const std::optional<Time> token = waits_.earliest_token();
+  if (token) p = std::min(p, *token);
   // A process none of whose threads ever submitted work (a launcher that only counted devices, a
   // compile worker) holds nothing back.
-  all_blocked = has_submitter_ ? active > 0 && blocked == active : true;
+  all_blocked = has_submitter_ ? active > 0 && blocked == active && !token : true;
   return p;
 }
 
@@ -439,8 +468,10 @@ wire::Answer Core::request(ThreadState& ts, wire::Request& r) {
     account_cpu(ts);
   }
   r.set_id(next_request_id_.fetch_add(1));
-  r.set_thread(ts.index);
+  r.set_thread(ts.id);
   r.set_t(ts.clock.load(std::memory_order_relaxed));
+  r.set_observer(!ts.submitter.load(std::memory_order_relaxed) &&
+                 !ts.tracked.load(std::memory_order_relaxed));
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
     ts.mode.store(static_cast<int>(ThreadMode::kBlocked), std::memory_order_release);
@@ -454,7 +485,7 @@ wire::Answer Core::request(ThreadState& ts, wire::Request& r) {
 
 uint64_t Core::send_async(ThreadState& ts, wire::Request& r) {
   r.set_id(next_request_id_.fetch_add(1));
-  r.set_thread(ts.index);
+  r.set_thread(ts.id);
   r.set_t(ts.clock.load(std::memory_order_relaxed));
   std::lock_guard<std::mutex> lock(batch_mu_);
   flush_locked(&r);
@@ -568,9 +599,9 @@ int64_t Core::clock_read_ns(clockid_t clock) {
     ThreadState& ts = *tl_thread;
     account_cpu(ts);
     Time c = ts.clock.load(std::memory_order_relaxed);
-    if (!ts.submitter.load(std::memory_order_relaxed) || modeled()) {
-      c = std::max(c, high_water_.load(std::memory_order_relaxed));
-    }
+    const bool own =
+        ts.submitter.load(std::memory_order_relaxed) || ts.tracked.load(std::memory_order_relaxed);
+    if (!own) c = std::max(c, high_water_.load(std::memory_order_relaxed));
     if (!modeled()) {
       c += quantum;
       ts.clock.store(c, std::memory_order_relaxed);
@@ -593,8 +624,52 @@ int64_t Core::clock_read_ns(clockid_t clock) {
   return base + v;
 }
 
-void Core::note_host_wait() {
-  if (tl_thread) tl_thread->reads_since_call = 0;
+void Core::note_host_wait(bool outside) {
+  ThreadState* ts = tl_thread;
+  if (!ts) return;
+  ts->reads_since_call = 0;
+  if (outside && ts->outside_since.load(std::memory_order_relaxed) == 0) {
+    ts->outside_since.store(real_monotonic_ns(), std::memory_order_relaxed);
+  }
+}
+
+ThreadState* Core::participant() {
+  if (!virtual_time_active()) return nullptr;
+  ThreadState* ts = tl_thread;
+  if (!ts || ts->mode.load(std::memory_order_relaxed) != static_cast<int>(ThreadMode::kInApp)) {
+    return nullptr;
+  }
+  return ts;
+}
+
+ThreadState* Core::prepare_child(uint32_t child_id) {
+  ThreadState* parent = participant();
+  if (!parent || shut_down() || forked_child_) return nullptr;
+  if (!parent->submitter.load(std::memory_order_relaxed) &&
+      !parent->tracked.load(std::memory_order_relaxed)) {
+    return nullptr;
+  }
+  account_cpu(*parent);
+  auto* ts = new ThreadState();
+  ts->registered = true;
+  ts->id = child_id;
+  ts->unchanged_since = real_monotonic_ns();
+  ts->clock.store(parent->clock.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  ts->tracked.store(true, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(batch_mu_);
+  ts->index = static_cast<uint32_t>(threads_.size());
+  threads_.push_back(ts);
+  return ts;
+}
+
+void Core::child_not_started(ThreadState* ts) {
+  ts->mode.store(static_cast<int>(ThreadMode::kExited), std::memory_order_release);
+}
+
+void Core::start_child(ThreadState* ts) {
+  tl_thread = ts;
+  ts->cpu_mark = thread_cpu_ns();
+  pthread_setspecific(g_thread_key, ts);
 }
 
 int64_t Core::clock_peek_ns(clockid_t clock) const {
@@ -602,16 +677,22 @@ int64_t Core::clock_peek_ns(clockid_t clock) const {
   const Time hw = high_water_.load(std::memory_order_relaxed);
   if (tl_thread && tl_thread->registered) {
     const Time c = tl_thread->clock.load(std::memory_order_relaxed);
-    return base + (tl_thread->submitter.load(std::memory_order_relaxed) ? c : std::max(c, hw));
+    const bool own = tl_thread->submitter.load(std::memory_order_relaxed) ||
+                     tl_thread->tracked.load(std::memory_order_relaxed);
+    return base + (own ? c : std::max(c, hw));
   }
   return base + std::max(tl_unregistered_last, hw);
 }
 
-// Parks the threads that sit outside Seer, when the session asked (it is stuck on this process'
-// promise: see SessionServer::request_parking). A thread that made a call within the last
-// kBusyNs is at work, not waiting, and is left alone.
+// Parks threads that sit outside Seer, when the session asked (it is stuck on this process'
+// promise: see SessionServer::request_parking): those that have waited for the world outside the
+// process since their last call (in MPI's polling loop, a socket read, a sleep) and made no call
+// for kBusyNs. A thread at work in the program is never parked for being slow, so the machine's
+// load does not move virtual time; only one that has made no call for kIdleNs, and never waits
+// where Seer sees it (a pure spin loop), is parked as a last resort.
 void Core::park_idle_threads() {
   constexpr int64_t kBusyNs = 10'000'000;
+  constexpr int64_t kIdleNs = 2'000'000'000;
   const int64_t now = real_monotonic_ns();
   const bool asked = park_requested_.exchange(false, std::memory_order_relaxed);
   for (ThreadState* ts : threads_) {
@@ -622,8 +703,14 @@ void Core::park_idle_threads() {
       continue;
     }
     if (!asked) continue;
+    if (ts->mode.load(std::memory_order_acquire) == static_cast<int>(ThreadMode::kWaiting) &&
+        now - ts->unchanged_since >= kIdleNs) {
+      ts->parked_in_wait = true;
+      continue;
+    }
     if (ts->mode.load(std::memory_order_acquire) != static_cast<int>(ThreadMode::kInApp)) continue;
-    if (now - ts->unchanged_since < kBusyNs) continue;
+    const bool waited_outside = ts->outside_since.load(std::memory_order_relaxed) != 0;
+    if (now - ts->unchanged_since < (waited_outside ? kBusyNs : kIdleNs)) continue;
     int expected = static_cast<int>(ThreadMode::kInApp);
     ts->mode.compare_exchange_strong(expected, static_cast<int>(ThreadMode::kParked));
   }
@@ -696,7 +783,7 @@ void Core::goodbye() {
   ThreadState* ts = tl_thread;
   wire::Request r;
   r.set_id(next_request_id_.fetch_add(1));
-  r.set_thread(ts ? ts->index : 0);
+  r.set_thread(ts ? ts->id : 0);
   r.set_t(ts ? ts->clock.load(std::memory_order_relaxed) : high_water_.load());
   r.set_goodbye(true);
   flush_locked(&r);

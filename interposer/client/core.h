@@ -13,6 +13,7 @@
 
 #include "pod_record.h"
 #include "thread_state.h"
+#include "wait_table.h"
 #include "wire.pb.h"
 
 namespace seer::client {
@@ -64,9 +65,34 @@ class Core {
   int64_t clock_read_ns(clockid_t clock);
   // The same reading without advancing the thread's clock (timed waits convert deadlines).
   int64_t clock_peek_ns(clockid_t clock) const;
-  // The calling thread slept or waited for the outside world (timed_waits.cpp): the clock reads
-  // of its polling loop are not a busy wait on virtual time.
-  static void note_host_wait();
+  // The calling thread slept or waited (timed_waits.cpp): the clock reads of its polling loop are
+  // not a busy wait on virtual time. `outside`: it waited for the world outside the process (a
+  // poll, a sleep, a socket, a yield), so a stuck session may park it.
+  static void note_host_wait(bool outside);
+
+  // Threads that hand work to one another (thread_handoff.cpp, thread_sync.cpp).
+  // The calling thread when it takes part: the process joined, the thread registered and in
+  // application code (not inside Seer, whose own locks and condition variables are not the
+  // program's).
+  static ThreadState* participant();
+  // Before pthread_create: when the creator is tracked, the new thread's state, registered now
+  // with the creator's clock so that the promise covers it from its first instant; else null.
+  ThreadState* prepare_child(uint32_t child_id);
+  void child_not_started(ThreadState* ts);
+  // In the new thread, before its start routine.
+  static void start_child(ThreadState* ts);
+  // A wait on another thread of the process (a condition variable, a semaphore, a join): the
+  // thread promises nothing until it returns.
+  void begin_wait(ThreadState& ts, const void* object);
+  void end_wait(ThreadState& ts, const void* object);
+  // The calling thread signals, posts or exits: a waiter it wakes resumes at its clock.
+  void release(ThreadState& ts, const void* object, int wakes);
+  // The calling thread took a mutex: it continues from the time the last tracked thread released
+  // it at, if later.
+  void acquired(ThreadState& ts, const void* object);
+  // A thread joined (or found finished) the thread whose join object this is.
+  void joined_thread(ThreadState& ts, const void* object);
+  void thread_exiting(ThreadState& ts);
 
   // For the launch-path benchmark: how many records were flushed.
   uint64_t records_sent() const { return records_sent_; }
@@ -133,6 +159,7 @@ class Core {
   bool changed_locked() const;  // something the session has not been told yet (batch_mu_ held)
 
   std::atomic<Time> high_water_{0};  // the latest clock any submitting thread reached
+  WaitTable waits_;                  // hand-offs between the process' threads
 };
 
 // Scoped enter/leave for API implementations.

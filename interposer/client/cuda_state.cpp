@@ -17,6 +17,12 @@ std::atomic<uint64_t> g_stream_generation{1};
 
 }  // namespace
 
+// Stream ids name the creating thread and its count of streams, not the order in which the
+// process' threads first touched a stream: the same in every run. The main thread's are 1, 2, ...
+uint64_t CudaState::new_stream_id(ThreadState& ts) {
+  return (uint64_t{ts.id} << 24) | ++ts.streams_created;
+}
+
 CudaState& CudaState::instance() {
   static CudaState* s = new CudaState();
   return *s;
@@ -49,7 +55,7 @@ StreamObj* CudaState::legacy_stream_locked(ThreadState& ts, int device) {
   if (legacy_.size() <= static_cast<size_t>(device)) legacy_.resize(device + 1, nullptr);
   if (legacy_[device]) return legacy_[device];
   auto* s = new StreamObj();
-  s->id = next_stream_id_++;
+  s->id = new_stream_id(ts);
   s->device = device;
   s->legacy = true;
   legacy_[device] = s;
@@ -67,7 +73,7 @@ StreamObj* CudaState::per_thread_stream(ThreadState& ts, int device) {
   auto* s = new StreamObj();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    s->id = next_stream_id_++;
+    s->id = new_stream_id(ts);
     all_streams_.push_back(s);
   }
   s->device = device;
@@ -99,7 +105,7 @@ StreamObj* CudaState::create_stream(ThreadState& ts, int device, unsigned flags,
   auto* s = new StreamObj();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    s->id = next_stream_id_++;
+    s->id = new_stream_id(ts);
     live_streams_.insert(s);
     all_streams_.push_back(s);
   }

@@ -82,6 +82,7 @@ class CudaState {
   const ArgSpec* arg_spec(const void* host_fun);
 
  private:
+  static uint64_t new_stream_id(ThreadState& ts);
   StreamObj* legacy_stream(ThreadState& ts, int device);
   StreamObj* legacy_stream_locked(ThreadState& ts, int device);
   StreamObj* per_thread_stream(ThreadState& ts, int device);
@@ -97,7 +98,6 @@ class CudaState {
   std::unordered_map<const void*, const ArgSpec*> arg_specs_;
   std::unordered_map<const void*, uint64_t> announced_functions_;
   std::atomic<uint64_t> active_devices_{0};
-  uint64_t next_stream_id_ = 1;
   uint64_t next_event_id_ = 1;
 };
 

@@ -6,8 +6,10 @@
 // simulation running behind real time makes every such wait return at once (watchdog threads spin)
 // and one running ahead makes it sleep far too long. Relative waits (nanosleep, poll, epoll_wait,
 // select) already use real time and are left alone. Every wait here also tells the core that the
-// thread waited for the world outside the simulation: clock reads around such waits (a polling
-// loop on a socket or a file) do not move virtual time in modeled mode.
+// thread waited: clock reads around such waits (a polling loop on a socket or a file) do not move
+// virtual time in modeled mode, and a thread that waits for the world outside the process (a
+// sleep, a poll) may be parked by a stuck session. Condition variable and semaphore waits are
+// hand-offs between the process' threads as well (thread_handoff.cpp).
 
 #include <dlfcn.h>
 #include <poll.h>
@@ -20,6 +22,8 @@
 #include <ctime>
 
 #include "core.h"
+#include "libc_next.h"
+#include "thread_sync.h"
 #include "time_source.h"
 
 namespace {
@@ -43,8 +47,8 @@ timespec from_ns(int64_t ns) {
 }
 
 // The real deadline, on the same clock, that leaves as much real time as `abs` leaves virtual time.
-timespec real_deadline(clockid_t clock, const timespec* abs) {
-  Core::note_host_wait();
+timespec real_deadline(clockid_t clock, const timespec* abs, bool outside = false) {
+  Core::note_host_wait(outside);
   int64_t remaining = to_ns(*abs) - Core::instance().clock_peek_ns(clock);
   if (remaining < 0) remaining = 0;
   return from_ns(seer::client::real_clock_ns(clock) + remaining);
@@ -56,13 +60,9 @@ clockid_t clock_of(const pthread_cond_t* cond) {
   return (cond->__data.__wrefs & 2) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
 }
 
-// libc's own definition. RTLD_NEXT would miss it when this library is loaded after libc (as a
-// dependency rather than a preload).
 template <typename Fn>
 Fn next(const char* name) {
-  static void* libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-  void* f = libc ? dlsym(libc, name) : nullptr;
-  return reinterpret_cast<Fn>(f ? f : dlsym(RTLD_NEXT, name));
+  return seer::client::libc_next<Fn>(name);
 }
 
 }  // namespace
@@ -91,23 +91,42 @@ __attribute__((visibility("default"))) int pthread_cond_timedwait(pthread_cond_t
   static auto real =
       next<int (*)(pthread_cond_t*, pthread_mutex_t*, const timespec*)>("pthread_cond_timedwait");
   const clockid_t clock = clock_of(cond);
-  if (missing(abs) || !active(clock)) return real(cond, mutex, abs);
-  const timespec deadline = real_deadline(clock, abs);
-  return real(cond, mutex, &deadline);
+  int rc = 0;
+  {
+    seer::client::HandoffWait wait(cond);
+    if (missing(abs) || !active(clock)) {
+      rc = real(cond, mutex, abs);
+    } else {
+      const timespec deadline = real_deadline(clock, abs);
+      rc = real(cond, mutex, &deadline);
+    }
+  }
+  seer::client::after_lock(mutex);
+  return rc;
 }
 
 __attribute__((visibility("default"))) int pthread_cond_clockwait(pthread_cond_t* cond,
                                                                   pthread_mutex_t* mutex,
                                                                   clockid_t clock,
                                                                   const timespec* abs) {
-  if (missing(abs) || !active(clock))
-    return seer::client::real_cond_clockwait(cond, mutex, clock, abs);
-  const timespec deadline = real_deadline(clock, abs);
-  return seer::client::real_cond_clockwait(cond, mutex, clock, &deadline);
+  int rc = 0;
+  {
+    seer::client::HandoffWait wait(cond);
+    if (missing(abs) || !active(clock)) {
+      rc = seer::client::real_cond_clockwait(cond, mutex, clock, abs);
+    } else {
+      const timespec deadline = real_deadline(clock, abs);
+      rc = seer::client::real_cond_clockwait(cond, mutex, clock, &deadline);
+    }
+  }
+  seer::client::after_lock(mutex);
+  return rc;
 }
 
 __attribute__((visibility("default"))) int sem_timedwait(sem_t* sem, const timespec* abs) {
   static auto real = next<int (*)(sem_t*, const timespec*)>("sem_timedwait");
+  if (seer::client::sem_taken_at_once(sem)) return 0;
+  seer::client::HandoffWait wait(sem);
   if (missing(abs) || !active(CLOCK_REALTIME)) return real(sem, abs);
   const timespec deadline = real_deadline(CLOCK_REALTIME, abs);
   return real(sem, &deadline);
@@ -116,6 +135,8 @@ __attribute__((visibility("default"))) int sem_timedwait(sem_t* sem, const times
 __attribute__((visibility("default"))) int sem_clockwait(sem_t* sem, clockid_t clock,
                                                          const timespec* abs) {
   static auto real = next<int (*)(sem_t*, clockid_t, const timespec*)>("sem_clockwait");
+  if (seer::client::sem_taken_at_once(sem)) return 0;
+  seer::client::HandoffWait wait(sem);
   if (missing(abs) || !active(clock)) return real(sem, clock, abs);
   const timespec deadline = real_deadline(clock, abs);
   return real(sem, clock, &deadline);
@@ -124,9 +145,15 @@ __attribute__((visibility("default"))) int sem_clockwait(sem_t* sem, clockid_t c
 __attribute__((visibility("default"))) int pthread_mutex_timedlock(pthread_mutex_t* mutex,
                                                                    const timespec* abs) {
   static auto real = next<int (*)(pthread_mutex_t*, const timespec*)>("pthread_mutex_timedlock");
-  if (missing(abs) || !active(CLOCK_REALTIME)) return real(mutex, abs);
-  const timespec deadline = real_deadline(CLOCK_REALTIME, abs);
-  return real(mutex, &deadline);
+  int rc = 0;
+  if (missing(abs) || !active(CLOCK_REALTIME)) {
+    rc = real(mutex, abs);
+  } else {
+    const timespec deadline = real_deadline(CLOCK_REALTIME, abs);
+    rc = real(mutex, &deadline);
+  }
+  if (rc == 0) seer::client::after_lock(mutex);
+  return rc;
 }
 
 __attribute__((visibility("default"))) int pthread_mutex_clocklock(pthread_mutex_t* mutex,
@@ -134,42 +161,48 @@ __attribute__((visibility("default"))) int pthread_mutex_clocklock(pthread_mutex
                                                                    const timespec* abs) {
   static auto real =
       next<int (*)(pthread_mutex_t*, clockid_t, const timespec*)>("pthread_mutex_clocklock");
-  if (missing(abs) || !active(clock)) return real(mutex, clock, abs);
-  const timespec deadline = real_deadline(clock, abs);
-  return real(mutex, clock, &deadline);
+  int rc = 0;
+  if (missing(abs) || !active(clock)) {
+    rc = real(mutex, clock, abs);
+  } else {
+    const timespec deadline = real_deadline(clock, abs);
+    rc = real(mutex, clock, &deadline);
+  }
+  if (rc == 0) seer::client::after_lock(mutex);
+  return rc;
 }
 
 // Relative sleeps and readiness waits keep real time; they only tell the core that the thread
 // waited for something outside the simulation (see Core::note_host_wait).
 __attribute__((visibility("default"))) int nanosleep(const timespec* request, timespec* remain) {
   static auto real = next<int (*)(const timespec*, timespec*)>("nanosleep");
-  Core::note_host_wait();
+  Core::note_host_wait(true);
   return real(request, remain);
 }
 
 __attribute__((visibility("default"))) int poll(pollfd* fds, nfds_t n, int timeout_ms) {
-  Core::note_host_wait();
+  Core::note_host_wait(true);
   return seer::client::real_poll(fds, n, timeout_ms);
 }
 
 __attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t n, const timespec* timeout,
                                                  const sigset_t* mask) {
   static auto real = next<int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*)>("ppoll");
-  Core::note_host_wait();
+  Core::note_host_wait(true);
   return real(fds, n, timeout, mask);
 }
 
 __attribute__((visibility("default"))) int select(int n, fd_set* r, fd_set* w, fd_set* e,
                                                   timeval* timeout) {
   static auto real = next<int (*)(int, fd_set*, fd_set*, fd_set*, timeval*)>("select");
-  Core::note_host_wait();
+  Core::note_host_wait(true);
   return real(n, r, w, e, timeout);
 }
 
 __attribute__((visibility("default"))) int epoll_wait(int epfd, epoll_event* events, int max,
                                                       int timeout_ms) {
   static auto real = next<int (*)(int, epoll_event*, int, int)>("epoll_wait");
-  Core::note_host_wait();
+  Core::note_host_wait(true);
   return real(epfd, events, max, timeout_ms);
 }
 
@@ -178,10 +211,10 @@ __attribute__((visibility("default"))) int clock_nanosleep(clockid_t clock, int 
                                                            timespec* remain) {
   static auto real = next<int (*)(clockid_t, int, const timespec*, timespec*)>("clock_nanosleep");
   if (!(flags & TIMER_ABSTIME) || missing(request) || !active(clock)) {
-    Core::note_host_wait();
+    Core::note_host_wait(true);
     return real(clock, flags, request, remain);
   }
-  const timespec deadline = real_deadline(clock, request);
+  const timespec deadline = real_deadline(clock, request, true);
   return real(clock, flags, &deadline, remain);
 }
 

@@ -391,7 +391,11 @@ void SessionServer::handle_batch(Client& c, const wire::Batch& batch) {
     c.info.submitted_work = true;
     count_rank(c);
   }
-  for (const wire::Record& r : batch.records()) apply_record(c, r);
+  for (const wire::Record& r : batch.records()) {
+    engine_.set_order_key((uint64_t{r.thread()} << 32) | c.thread_records[r.thread()]++);
+    apply_record(c, r);
+  }
+  engine_.set_order_key(std::nullopt);
   records_ += static_cast<uint64_t>(batch.records_size());
   c.promise = batch.promise();
   c.answers_received = batch.answers_received();
@@ -725,8 +729,26 @@ void SessionServer::abort_run(const std::string& why) {
   aborted_ = true;
 }
 
+namespace {
+
+std::vector<int> engine_gpus_of(const wire::CommInitGroup& g) {
+  std::vector<int> gpus;
+  for (const wire::CommInit& init : g.inits()) gpus.push_back(init.gpu());
+  for (const wire::CommSplit& split : g.splits()) gpus.push_back(split.gpu());
+  return gpus;
+}
+
+}  // namespace
+
 void SessionServer::handle_comm_init(Client& c, const wire::Request& r) {
   const wire::CommInitGroup& g = r.comm_init();
+  for (int gpu : engine_gpus_of(g)) {
+    if (gpu < 0 || gpu >= engine_.gpu_count()) {
+      drop(c, "named GPU " + std::to_string(gpu) + " in a communicator; the cluster has " +
+                  std::to_string(engine_.gpu_count()));
+      return;
+    }
+  }
   PendingCommRequest& pr = comm_requests_[{c.index, r.id()}];
   pr.client = c.index;
   pr.id = r.id();
@@ -886,15 +908,25 @@ void SessionServer::answer_payload_waits(Client& c) {
 
 // Ranks wait for simulated work that cannot complete because some process, outside Seer (in MPI,
 // in a socket read), still promises an earlier time: after park_after ms without progress, such
-// processes are asked to park their idle threads. Only a stuck simulation parks anyone, so a run
-// in which nobody waits for a rank outside CUDA never depends on real time.
+// processes are asked to park the threads that wait for the world outside them, and asked again
+// every park_after ms while nothing moves (Core::park_idle_threads). Only a stuck simulation
+// parks anyone, and only threads that wait outside the process, so a run in which nobody waits
+// for a rank outside CUDA never depends on real time.
 void SessionServer::request_parking(double idle_s) {
-  if (waits_.empty() && payload_waits_.empty()) return;
-  if (parking_requested_ && *parking_requested_ == last_progress_) return;
+  const bool tracked_waits =
+      !payload_waits_.empty() || std::any_of(waits_.begin(), waits_.end(), [](const auto& w) {
+        return !w.second.request.observer();
+      });
+  if (!tracked_waits) return;
   const int64_t after_ms = options_.host_time == HostTime::kModeled ? options_.park_after_ms_modeled
                                                                     : options_.park_after_ms;
   if (idle_s * 1000 < static_cast<double>(after_ms)) return;
-  parking_requested_ = last_progress_;
+  const auto now = std::chrono::steady_clock::now();
+  if (parking_requested_ && *parking_requested_ > last_progress_ &&
+      now - *parking_requested_ < std::chrono::milliseconds(after_ms)) {
+    return;
+  }
+  parking_requested_ = now;
   wire::SessionMessage m;
   m.set_park(true);
   for (const auto& c : clients_) {

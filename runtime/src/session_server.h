@@ -34,9 +34,10 @@ struct Client {
   uint64_t answers_received = 0;
   bool all_blocked = false;
   uint64_t answers_sent = 0;
-  std::deque<std::pair<uint64_t, sim::Time>> unacked;    // (answer number, answer time)
-  std::unordered_map<uint64_t, uint32_t> kernels;        // client func id -> engine kernel id
-  std::unordered_map<uint64_t, int32_t> triton_kernels;  // client func id -> Triton model index
+  std::deque<std::pair<uint64_t, sim::Time>> unacked;     // (answer number, answer time)
+  std::unordered_map<uint64_t, uint32_t> kernels;         // client func id -> engine kernel id
+  std::unordered_map<uint32_t, uint32_t> thread_records;  // records so far, per thread id
+  std::unordered_map<uint64_t, int32_t> triton_kernels;   // client func id -> Triton model index
   std::string last_call;
   size_t pending_requests = 0;
   // Messages not yet written: collective results are sent unasked, so a client that is busy
@@ -131,7 +132,7 @@ class SessionServer : public sim::WaitListener {
   int expected_ranks_ = 0;
   int joined_ranks_ = 0;
   uint64_t payload_waits_abandoned_ = 0;
-  // last_progress_ when processes were last asked to park (once per stuck stretch).
+  // When processes were last asked to park (every park_after ms of a stuck stretch).
   std::optional<std::chrono::steady_clock::time_point> parking_requested_;
   std::map<int, int> used_keys_;
   std::vector<std::string> problems_;

@@ -90,7 +90,7 @@ Engine::OpId Engine::enqueue(uint32_t stream, Time t, const OpDesc& desc, std::v
   op.process = s.process;
   op.gpu = s.gpu;
   op.stream = stream;
-  op.seq = process_seq_[s.process]++;
+  op.seq = order_key_ ? *order_key_ : process_seq_[s.process]++;
   op.submit = std::max(t, now_);
   op.deps = std::move(deps);
   op.coll = pending_coll_;

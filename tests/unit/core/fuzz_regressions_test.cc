@@ -73,6 +73,26 @@ TEST(SessionFuzzRegressions, NvtxRecordOfUnknownKindIsIgnored) {
             "process 4242 sent a record naming an unknown stream, GPU or kind (ignored)");
 }
 
+// A communicator whose member names a GPU the cluster does not have threw std::out_of_range out of
+// Engine::add_comm and ended the session.
+TEST(SessionFuzzRegressions, CommunicatorOnAGpuTheClusterLacksDropsTheClient) {
+  for (int gpu : {999, -1}) {
+    wire::ClientMessage m;
+    wire::Request* r = m.mutable_batch()->mutable_request();
+    r->set_id(1);
+    wire::CommInit* init = r->mutable_comm_init()->add_inits();
+    init->set_unique_id("id");
+    init->set_nranks(1);
+    init->set_rank(0);
+    init->set_gpu(gpu);
+    const SessionResult result = serve_stream(hello() + framed(m));
+    ASSERT_EQ(result.problems.size(), 1u) << gpu;
+    EXPECT_EQ(result.problems[0], "dropped the connection of process 4242: named GPU " +
+                                      std::to_string(gpu) +
+                                      " in a communicator; the cluster has 4");
+  }
+}
+
 // A bandwidth whose value times its unit overflows a double was accepted as infinity.
 TEST(UnitsFuzzRegressions, BandwidthThatOverflowsIsAnError) {
   for (const char* text : {"1e300TB/s", "1e308Tbps", "1.7e308GiB/s"}) {

@@ -48,6 +48,10 @@ class Engine {
   // or the request is invalid; the caller turns that into an error for the client.
   bool create_stream(int process, uint64_t stream, int gpu, bool blocking, bool legacy_default);
   bool submit(int process, uint64_t stream, Time t, const OpDesc& op);
+  // Orders the ops the next submissions enqueue among ops of the same process ready at the same
+  // instant (the session passes the submitting thread and its count of records, so the order does
+  // not depend on which thread's record arrived first); unset: arrival order.
+  void set_order_key(std::optional<uint64_t> key) { order_key_ = key; }
   bool record_event(int process, uint64_t event, uint64_t stream, Time t);
   bool stream_wait_event(int process, uint64_t stream, uint64_t event, Time t);
 
@@ -216,7 +220,8 @@ class Engine {
       if (t != o.t) return t > o.t;
       if (phase != o.phase) return phase > o.phase;
       if (process != o.process) return process > o.process;
-      return seq > o.seq;
+      if (seq != o.seq) return seq > o.seq;
+      return op > o.op;
     }
   };
 
@@ -247,6 +252,7 @@ class Engine {
   std::map<std::pair<int, uint64_t>, uint32_t> stream_index_;
   std::map<std::pair<int, uint64_t>, OpId> event_last_record_;
   std::unordered_map<int, uint64_t> process_seq_;
+  std::optional<uint64_t> order_key_;
   std::vector<std::string> kernel_names_;
   std::vector<AtenKernel> aten_kernels_;  // parallel to kernel_names_
   std::unordered_map<std::string, uint32_t> kernel_ids_;

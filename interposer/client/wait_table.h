@@ -1,0 +1,60 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+namespace seer::client {
+
+// What the threads of a process that wait on one another (mutexes, condition variables,
+// semaphores, joins) need for virtual time (thread_handoff.cpp): per object, the latest virtual
+// time a tracked thread released it at (its stamp), how many threads wait on it, and wake tokens:
+// one per release that may wake a counted waiter, carrying the releaser's clock. A token bounds the
+// process' promise until a waiter returns and takes it, so a thread woken by a hand-off is never
+// behind what the process promised while it slept.
+class WaitTable {
+ public:
+  void add_waiter(const void* object);
+  // A waiter returns: the time of the token it takes, if one is there.
+  std::optional<int64_t> remove_waiter(const void* object);
+  // A tracked thread releases `object` at `t`; up to `wakes` waiters may wake.
+  void release(const void* object, int64_t t, int wakes);
+  // The latest release time of `object` (INT64_MIN: none).
+  int64_t stamp(const void* object) const;
+  // The earliest token not yet taken.
+  std::optional<int64_t> earliest_token() const;
+  // The thread that exits was the only one to wait on its own join object.
+  void forget(const void* object);
+
+ private:
+  struct Entry {
+    int waiters = 0;
+    int64_t stamp = INT64_MIN;
+    std::multiset<int64_t> tokens;
+  };
+  void drop_tokens_locked(Entry& e);
+
+  // A spin lock: a std::mutex would call pthread_mutex_lock, which this library interposes.
+  class SpinLock {
+   public:
+    void lock();
+    void unlock() { flag_.clear(std::memory_order_release); }
+
+   private:
+    std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+  };
+  struct Guard {
+    explicit Guard(SpinLock& l) : l_(l) { l_.lock(); }
+    ~Guard() { l_.unlock(); }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+    SpinLock& l_;
+  };
+  mutable SpinLock mu_;
+  std::unordered_map<const void*, Entry> entries_;
+  std::multiset<int64_t> all_tokens_;
+};
+
+}  // namespace seer::client
