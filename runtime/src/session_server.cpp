@@ -234,6 +234,7 @@ void SessionServer::serve(const std::function<bool()>& keep_going) {
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_client(*polled[i - 1]);
       }
     }
+    drop_silent_clients();
     advance();
     check_stuck();
     if (options_.progress) show_progress();
@@ -255,7 +256,21 @@ void SessionServer::accept_clients() {
     socklen_t peer_size = sizeof peer;
     if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) == 0) c->info.pid = peer.pid;
     c->index = static_cast<int>(clients_.size());
+    c->connected = std::chrono::steady_clock::now();
     clients_.push_back(std::move(c));
+  }
+}
+
+void SessionServer::drop_silent_clients() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& c : clients_) {
+    if (c->gone || c->welcomed) continue;
+    if (std::chrono::duration<double>(now - c->connected).count() < options_.hello_timeout_s) {
+      continue;
+    }
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", options_.hello_timeout_s);
+    drop(*c, std::string("connected but sent no hello within ") + limit + " s");
   }
 }
 

@@ -26,6 +26,7 @@ struct Client {
   ProcessInfo info;
   wire::FrameReader reader;
   bool welcomed = false;
+  std::chrono::steady_clock::time_point connected;
   bool submitted = false;  // has sent device work (records)
   bool counted = false;    // counted towards joined_ranks_ (first record, goodbye or gone)
   bool gone = false;
@@ -87,6 +88,7 @@ class SessionServer : public sim::WaitListener {
 
  private:
   void accept_clients();
+  void drop_silent_clients();
   void read_client(Client& c);
   void handle_message(Client& c, const std::string& payload);
   void handle_hello(Client& c, const wire::Hello& hello);

@@ -1,6 +1,8 @@
-// With --host-time modeled, the same PyTorch run twice gives byte-identical summary.json: one
-// process (main thread plus autograd, watchdog and other framework threads), and two ranks under
-// torchrun (whose start-up waits for each other in the TCPStore, outside CUDA).
+// With --host-time modeled, the same PyTorch run twice gives byte-identical summary.json, the
+// second time with random real-time delays before every message: one process (the main thread
+// hands the backward pass to an autograd thread, plus watchdog and other framework threads:
+// interposer/client/THREADS.md), and two ranks under torchrun (whose start-up waits for each
+// other in the TCPStore, outside CUDA).
 
 #include "torch_util.h"
 
@@ -15,11 +17,14 @@ std::vector<std::string> llama_args(bool ddp) {
   return args;
 }
 
+// The second run sleeps a random 0-2 ms of real time before every message each process sends.
 void expect_identical_reruns(const std::vector<std::string>& command) {
   std::string summaries[2];
-  for (std::string& summary : summaries) {
+  for (int run = 0; run < 2; ++run) {
+    std::string& summary = summaries[run];
     TempDir out;
-    const Outcome o = seer_torch("dgx-h100", out.path(), command);
+    const Env env = run == 0 ? Env{} : Env{{"SEER_TEST_JITTER_US", "2000"}};
+    const Outcome o = seer_torch("dgx-h100", out.path(), command, "modeled", env);
     ASSERT_EQ(o.exit_code, 0) << o.describe();
     summary = read_file(out.file("summary.json"));
   }

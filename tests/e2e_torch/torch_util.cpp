@@ -61,8 +61,9 @@ std::vector<std::string> seer_run_argv(const std::string& cluster, const std::st
 }
 
 Outcome seer_torch(const std::string& cluster, const std::string& out,
-                   const std::vector<std::string>& command, const std::string& host_time) {
-  return run_command(seer_run_argv(cluster, out, command, host_time), {}, 540);
+                   const std::vector<std::string>& command, const std::string& host_time,
+                   const Env& env) {
+  return run_command(seer_run_argv(cluster, out, command, host_time), env, 540);
 }
 
 std::vector<double> numbers(const std::string& text, const std::string& pattern) {

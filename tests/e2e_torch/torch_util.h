@@ -35,7 +35,7 @@ std::vector<std::string> seer_run_argv(const std::string& cluster, const std::st
                                        const std::string& host_time);
 Outcome seer_torch(const std::string& cluster, const std::string& out,
                    const std::vector<std::string>& command,
-                   const std::string& host_time = "modeled");
+                   const std::string& host_time = "modeled", const Env& env = {});
 
 // The numbers the first capture group of `pattern` matches, line by line, in order.
 std::vector<double> numbers(const std::string& text, const std::string& pattern);

@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -91,6 +92,36 @@ TEST(SessionFuzzRegressions, CommunicatorOnAGpuTheClusterLacksDropsTheClient) {
                                       std::to_string(gpu) +
                                       " in a communicator; the cluster has 4");
   }
+}
+
+// A connection that never says hello held virtual time back (its promise counts as 0) until it
+// closed: it is dropped after SessionOptions::hello_timeout_s.
+TEST(SessionRogueClients, SilentConnectionIsDroppedAfterTheHelloTimeout) {
+  SessionOptions o;
+  o.cluster = load_cluster("test-fabric");
+  o.host_time = HostTime::kModeled;
+  o.hello_timeout_s = 0.2;
+  Session session(o);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, session.socket_path().c_str(), sizeof addr.sun_path - 1);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const auto start = std::chrono::steady_clock::now();
+  session.serve([&] {
+    return session.result().problems.empty() &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(5);
+  });
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ::close(fd);
+  const SessionResult r = session.result();
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].rfind("dropped the connection of process ", 0), 0u) << r.problems[0];
+  EXPECT_NE(r.problems[0].find(": connected but sent no hello within 0.2 s"), std::string::npos)
+      << r.problems[0];
+  EXPECT_GE(waited, 0.2);
+  EXPECT_LT(waited, 4.0);
 }
 
 // A bandwidth whose value times its unit overflows a double was accepted as infinity.

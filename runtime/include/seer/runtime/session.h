@@ -21,9 +21,10 @@ struct SessionOptions {
   HostTime host_time = HostTime::kMeasured;
   sim::HostCosts costs;
   // When ranks wait for simulated work that cannot complete because a process outside Seer (in MPI,
-  // in a socket read) still holds virtual time back, after this long (real ms) without progress
-  // that process' idle threads are parked: excluded from its promise until they call again, when
-  // their clock catches up with the simulation (which depends on real timing). Modeled mode waits
+  // in a socket read) still holds virtual time back, after this long (real ms) without progress,
+  // and again every such interval, processes park the threads that wait for the world outside
+  // them: excluded from the promise until they call again, when their clock catches up with the
+  // simulation (which depends on real timing; interposer/client/THREADS.md). Modeled mode waits
   // longer.
   int64_t park_after_ms = 100;
   int64_t park_after_ms_modeled = 400;
@@ -34,6 +35,9 @@ struct SessionOptions {
   double deadlock_grace_s = 3;
   // Real seconds to wait for ranks announced by WORLD_SIZE & co. that never make a CUDA call.
   double join_timeout_s = 120;
+  // Real seconds a connection may stay silent before its hello: until then it holds virtual time
+  // back (a rank says hello as it connects), after that it is dropped.
+  double hello_timeout_s = 10;
   // "nccl": NCCL's own model with the data on the simulated network (default); "simple": the
   // ring formula of simcore/README.md "Collective model".
   std::string nccl_model = "nccl";
