@@ -33,17 +33,23 @@ std::string hello() {
   return framed(m);
 }
 
+// A raw connection to the session's socket.
+int connect_to(const Session& session) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, session.socket_path().c_str(), sizeof addr.sun_path - 1);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  return fd;
+}
+
 // Serves one client that sends `bytes` and then closes its side.
 SessionResult serve_stream(const std::string& bytes) {
   SessionOptions o;
   o.cluster = load_cluster("test-fabric");
   o.host_time = HostTime::kModeled;
   Session session(o);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, session.socket_path().c_str(), sizeof addr.sun_path - 1);
-  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const int fd = connect_to(session);
   EXPECT_TRUE(wire::write_all(fd, bytes.data(), bytes.size()));
   ::shutdown(fd, SHUT_WR);
   int turns = 0;
@@ -102,11 +108,7 @@ TEST(SessionRogueClients, SilentConnectionIsDroppedAfterTheHelloTimeout) {
   o.host_time = HostTime::kModeled;
   o.hello_timeout_s = 0.2;
   Session session(o);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, session.socket_path().c_str(), sizeof addr.sun_path - 1);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const int fd = connect_to(session);
   const auto start = std::chrono::steady_clock::now();
   session.serve([&] {
     return session.result().problems.empty() &&
