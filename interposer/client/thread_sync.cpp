@@ -75,7 +75,11 @@ const void* join_object() { return reinterpret_cast<const void*>(pthread_self())
 
 bool sem_taken_at_once(sem_t* sem) {
   static auto trywait = libc_next<int (*)(sem_t*)>("sem_trywait");
-  return handoff_participant() && trywait(sem) == 0;
+  ThreadState* ts = handoff_participant();
+  if (!ts || trywait(sem) != 0) return false;
+  InternalScope internal;
+  Core::instance().acquired(*ts, sem);
+  return true;
 }
 
 void release(const void* object, int wakes) {

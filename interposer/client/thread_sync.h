@@ -64,8 +64,9 @@ class HandoffWait {
 
 namespace seer::client {
 
-// A semaphore wait that finds it posted takes it without waiting (no hand-off: a lock, which
-// Python's are, passes no time between threads that do not wait on each other).
+// A semaphore wait that finds it posted takes it without waiting, and, like a mutex, continues
+// from the time of the last tracked post (Python's Condition.wait acquires a lock the notifier
+// may have released before the waiter got there).
 bool sem_taken_at_once(sem_t* sem);
 
 // The calling thread released `object` (a signal, a post, an unlock: wakes 0) or took a mutex.
