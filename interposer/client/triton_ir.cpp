@@ -249,7 +249,10 @@ uint64_t trips_of(std::string_view op, const std::unordered_map<std::string, int
   if (!value(v[1], lb) || !value(v[2], ub) || !value(v[3], step) || step <= 0 || ub <= lb) {
     return 0;
   }
-  return static_cast<uint64_t>((ub - lb + step - 1) / step);
+  // ub > lb, so the span fits in uint64 even when ub - lb would overflow int64.
+  const uint64_t span = static_cast<uint64_t>(ub) - static_cast<uint64_t>(lb);
+  const uint64_t stride = static_cast<uint64_t>(step);
+  return span / stride + (span % stride != 0 ? 1 : 0);
 }
 
 }  // namespace

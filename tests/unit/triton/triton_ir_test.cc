@@ -143,6 +143,26 @@ TEST(TritonIr, MissingKernelOrGarbageIsRejected) {
   EXPECT_EQ(ir.model.accesses_size(), 0);
 }
 
+TEST(TritonIr, LoopBoundsNearTheInt64LimitsCountTripsWithoutOverflow) {
+  // fuzz_triton_ir found ub - lb + step - 1 overflowing int64 (undefined behaviour); a loop from 0
+  // to INT64_MAX in steps of 2^62 runs twice.
+  const std::string ttir =
+      "tt.func public @k() {\n"
+      "    %lb = arith.constant 0 : i64\n"
+      "    %ub = arith.constant 9223372036854775807 : i64\n"
+      "    %st = arith.constant 4611686018427387904 : i64\n"
+      "    %cst = arith.constant dense<0.0> : tensor<16x16xf32>\n"
+      "    %acc = scf.for %i = %lb to %ub step %st iter_args(%a = %cst) -> (tensor<16x16xf32>)  : "
+      "i64 {\n"
+      "      %d = tt.dot %x, %y, %a : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>\n"
+      "      scf.yield %d : tensor<16x16xf32>\n"
+      "    }\n"
+      "}\n";
+  TritonIr ir;
+  ASSERT_TRUE(parse_triton_ir(ttir, "k", ir));
+  EXPECT_DOUBLE_EQ(ir.model.dot_flops_per_program(), 2.0 * 16 * 16 * 16 * 2);
+}
+
 TEST(TritonIr, SizeArgumentsAreReadFromTheLaunchParameters) {
   const TritonIr ir = parsed("triton_poi_fused_add_mul_t_0");
   uint64_t p0 = 1, p1 = 2, p2 = 3;
