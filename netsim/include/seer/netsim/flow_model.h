@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "seer/netsim/network_model.h"
 #include "seer/netsim/path.h"
 #include "seer/netsim/topology.h"
 #include "seer/netsim/types.h"
@@ -29,11 +30,11 @@ struct CompletedFlow {
 //
 // Time only moves forward: start_flow and cancel_flow take the current time, which must not be
 // before the last time given, nor after an event still to be processed (advance_to it first).
-class FlowModel {
+class FlowModel : public NetworkModel {
  public:
   // The topology must outlive the model; links added to it later may be used by later flows.
   explicit FlowModel(const Topology& topology);
-  ~FlowModel();
+  ~FlowModel() override;
   FlowModel(const FlowModel&) = delete;
   FlowModel& operator=(const FlowModel&) = delete;
 
@@ -41,18 +42,18 @@ class FlowModel {
   // during the next advance_to that reaches that time (even when the latency is 0). A flow of
   // weight k stands for k identical parallel flows: on a shared link it gets k fair shares.
   FlowId start_flow(Time now, const Path& path, double bytes, double rate_cap = kUnlimitedRate,
-                    double weight = 1);
+                    double weight = 1) override;
 
   // Drops a flow that has not completed; returns false when it is unknown or already completed.
   bool cancel_flow(Time now, FlowId id);
 
   // Earliest pending latency expiry or completion. Completions are rounded up to whole ns so a
   // flow never finishes before its last byte.
-  std::optional<Time> next_event_time() const;
+  std::optional<Time> next_event_time() const override;
 
   // Processes, in time order, every activation and completion at or before `t`, then sets the
   // clock to `t`. Returns the completed flows ordered by completion time, then FlowId.
-  std::vector<FlowId> advance_to(Time t);
+  std::vector<FlowId> advance_to(Time t) override;
   std::vector<CompletedFlow> advance_to_with_times(Time t);
 
   Time now() const;
@@ -62,10 +63,10 @@ class FlowModel {
   // Bytes not yet sent as of now(); 0 for unknown flows.
   double bytes_remaining(FlowId id) const;
   // Sum of the rates of the flows on the link divided by its bandwidth.
-  double link_utilization(LinkId id) const;
+  double link_utilization(LinkId id) const override;
 
-  int active_flow_count() const;   // flows sharing bandwidth
-  int waiting_flow_count() const;  // flows still paying their path latency
+  int active_flow_count() const override;   // flows sharing bandwidth
+  int waiting_flow_count() const override;  // flows still paying their path latency
 
   // Work counters, for benchmarks.
   struct Counters {
