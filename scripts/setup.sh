@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libunwind-dev clang-format
   openmpi-bin libopenmpi-dev
   clang libclang-rt-dev
+  libssl-dev libns3-dev libgsl-dev
 )
 
 missing=()

@@ -1,4 +1,4 @@
-// The `seer` command line: run, presets, check.
+// The `seer` command line: run, serve, presets, check, db.
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,8 +15,10 @@
 #include "check/check.h"
 #include "db_command.h"
 #include "launcher.h"
+#include "relay.h"
 #include "seer/runtime/cluster.h"
 #include "seer/runtime/kernel_db.h"
+#include "seer/runtime/remote.h"
 #include "seer/runtime/report.h"
 #include "seer/runtime/session.h"
 #include "static_runtime_exit.h"
@@ -35,7 +37,13 @@ struct RunArgs {
   std::string step_range;
   bool torch_traces = false;
   std::vector<std::string> command;
+  std::string connect;     // run --connect HOST:PORT
+  std::string listen;      // serve --listen HOST:PORT
+  std::string token_file;  // --token-file
 };
+
+volatile sig_atomic_t g_interrupted = 0;
+void note_interrupt(int) { g_interrupted = 1; }
 
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -52,8 +60,8 @@ int exit_code_of(int status) {
   return 1;
 }
 
-int run(const RunArgs& args) {
-  seer::rt::SessionOptions options;
+// Session options from the command line and the environment; 0, or the exit code of an error.
+int session_options(const RunArgs& args, seer::rt::SessionOptions& options) {
   try {
     options.cluster = seer::rt::load_cluster(args.cluster);
   } catch (const seer::rt::ClusterError& e) {
@@ -108,13 +116,157 @@ int run(const RunArgs& args) {
   options.progress = !args.quiet && ::isatty(STDERR_FILENO);
   options.host_time =
       args.host_time == "modeled" ? seer::rt::HostTime::kModeled : seer::rt::HostTime::kMeasured;
-  std::unique_ptr<seer::rt::Session> session_ptr;
+  return 0;
+}
+
+std::unique_ptr<seer::rt::Session> open_session(const seer::rt::SessionOptions& options) {
   try {
-    session_ptr = std::make_unique<seer::rt::Session>(options);
+    return std::make_unique<seer::rt::Session>(options);
   } catch (const seer::rt::KernelDbError& e) {
     std::fprintf(stderr, "seer: kernel database: %s\n", e.what());
+  } catch (const seer::rt::RemoteError& e) {
+    std::fprintf(stderr, "seer: %s\n", e.what());
+  }
+  return nullptr;
+}
+
+// Prints the report and writes the files under --out; returns the exit code.
+int finish(const RunArgs& args, const seer::rt::Session& session,
+           const seer::rt::SessionResult& result, seer::rt::RunDescription& run) {
+  if (result.aborted) {
+    if (run.exit_code == 0) run.exit_code = 1;
+    run.exit_description += "; the simulation was stopped: " + result.problems.back();
+  }
+  if (!args.quiet) seer::rt::print_report(std::cerr, session, result, run);
+  if (args.quiet && result.aborted)
+    std::fprintf(stderr, "seer: %s\n", result.problems.back().c_str());
+  if (!args.out.empty()) {
+    try {
+      seer::rt::ReportFiles files;
+      files.torch_traces = args.torch_traces;
+      seer::rt::write_reports(args.out, session, result, run, files);
+      if (!args.quiet) {
+        std::fprintf(stderr, "reports      %s/{summary,run,trace}.json%s\n", args.out.c_str(),
+                     args.torch_traces ? " and torch/rank*.pt.trace.json" : "");
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "seer: %s\n", e.what());
+      return kExitInternal;
+    }
+  }
+  return run.exit_code;
+}
+
+// `seer serve`: the session alone, for ranks that other hosts' `seer run --connect` relay.
+int serve(const RunArgs& args) {
+  seer::rt::SessionOptions options;
+  if (const int error = session_options(args, options)) return error;
+  bool created = false;
+  try {
+    options.listen = seer::rt::parse_endpoint(args.listen);
+    options.token = seer::rt::load_token(args.token_file, true, &created);
+  } catch (const seer::rt::RemoteError& e) {
+    std::fprintf(stderr, "seer: serve: %s\n", e.what());
     return kExitUsage;
   }
+  options.progress = false;
+  std::unique_ptr<seer::rt::Session> session_ptr = open_session(options);
+  if (!session_ptr) return kExitUsage;
+  seer::rt::Session& session = *session_ptr;
+  if (created) {
+    std::fprintf(stderr,
+                 "seer: wrote a new token to %s (readable by you only); give it to every "
+                 "host\n",
+                 args.token_file.c_str());
+  }
+  std::fprintf(
+      stderr,
+      "seer: serving a %s session on %s; on each host run\n"
+      "  seer run --connect HOST:%d --token-file %s -- COMMAND\n",
+      options.cluster.name.c_str(), session.listen_address().c_str(),
+      std::atoi(session.listen_address().substr(session.listen_address().rfind(':') + 1).c_str()),
+      args.token_file.c_str());
+  struct sigaction action {};
+  action.sa_handler = note_interrupt;
+  ::sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &action, nullptr);
+  bool interrupted = false;
+  session.serve([&] {
+    if (g_interrupted && !interrupted) {
+      interrupted = true;
+      session.abort("seer serve was interrupted");
+    }
+    return !interrupted && !session.remote_hosts_finished();
+  });
+  const seer::rt::SessionResult result = session.result();
+  seer::rt::RunDescription run;
+  int hosts_failed = 0;
+  for (const seer::rt::HostInfo& h : result.hosts) {
+    if (run.command.empty()) run.command = h.command;
+    if (h.done && h.exit_code != 0 && run.exit_code == 0) run.exit_code = h.exit_code;
+    hosts_failed += h.done && h.exit_code == 0 ? 0 : 1;
+  }
+  run.exit_description = std::to_string(result.hosts.size()) + " host" +
+                         (result.hosts.size() == 1 ? "" : "s") +
+                         (hosts_failed ? ", " + std::to_string(hosts_failed) + " failed"
+                                       : ", every command exited with status 0");
+  return finish(args, session, result, run);
+}
+
+// `seer run --connect`: this host's ranks join a session that `seer serve` runs elsewhere.
+int run_connected(const RunArgs& args) {
+  std::unique_ptr<seer::cli::Relay> relay;
+  try {
+    const seer::rt::Endpoint at = seer::rt::parse_endpoint(args.connect);
+    relay = std::make_unique<seer::cli::Relay>(at, seer::rt::load_token(args.token_file, false),
+                                               args.command);
+  } catch (const seer::rt::RemoteError& e) {
+    std::fprintf(stderr, "seer: --connect: %s\n", e.what());
+    return kExitUsage;
+  }
+  if (!args.quiet) {
+    std::fprintf(stderr, "seer: joined the session at %s; it prints the report\n",
+                 args.connect.c_str());
+  }
+  const pid_t child =
+      seer::cli::launch(args.command, relay->socket_path(), seer::cli::library_dir());
+  seer::cli::forward_signals_to(child);
+  int status = 0;
+  bool child_done = false;
+  std::string stopped;
+  relay->serve(
+      [&] {
+        if (!child_done && ::waitpid(child, &status, WNOHANG) == child) {
+          child_done = true;
+          ::kill(-child, SIGTERM);
+        }
+        return !child_done;
+      },
+      [&](const std::string& why) {
+        stopped = why;
+        ::kill(-child, SIGTERM);
+      });
+  if (!child_done) {
+    for (int i = 0; i < 50 && ::waitpid(child, &status, WNOHANG) != child; ++i) ::usleep(20000);
+    ::kill(-child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
+  seer::cli::take_back_terminal();
+  relay->finish(exit_code_of(status), describe_status(status));
+  int code = exit_code_of(status);
+  if (!stopped.empty()) {
+    std::fprintf(stderr, "seer: the session stopped the run: %s\n", stopped.c_str());
+    if (code == 0) code = 1;
+  }
+  return code;
+}
+
+int run(const RunArgs& args) {
+  if (!args.connect.empty()) return run_connected(args);
+  seer::rt::SessionOptions options;
+  if (const int error = session_options(args, options)) return error;
+  std::unique_ptr<seer::rt::Session> session_ptr = open_session(options);
+  if (!session_ptr) return kExitUsage;
   seer::rt::Session& session = *session_ptr;
   const std::string lib_dir = seer::cli::library_dir();
   const pid_t child = seer::cli::launch(args.command, session.socket_path(), lib_dir);
@@ -146,28 +298,7 @@ int run(const RunArgs& args) {
   } else if (run.exit_code == seer::kRealRuntimeExitCode) {
     run.exit_description += " (NVIDIA's CUDA runtime was loaded instead of Seer's)";
   }
-  if (result.aborted) {
-    if (run.exit_code == 0) run.exit_code = 1;
-    run.exit_description += "; the simulation was stopped: " + result.problems.back();
-  }
-  if (!args.quiet) seer::rt::print_report(std::cerr, session, result, run);
-  if (args.quiet && result.aborted)
-    std::fprintf(stderr, "seer: %s\n", result.problems.back().c_str());
-  if (!args.out.empty()) {
-    try {
-      seer::rt::ReportFiles files;
-      files.torch_traces = args.torch_traces;
-      seer::rt::write_reports(args.out, session, result, run, files);
-      if (!args.quiet) {
-        std::fprintf(stderr, "reports      %s/{summary,run,trace}.json%s\n", args.out.c_str(),
-                     args.torch_traces ? " and torch/rank*.pt.trace.json" : "");
-      }
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "seer: %s\n", e.what());
-      return kExitInternal;
-    }
-  }
-  return run.exit_code;
+  return finish(args, session, result, run);
 }
 
 }  // namespace
@@ -206,8 +337,38 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--torch-traces", args.torch_traces,
                     "Also write per-rank traces shaped like the PyTorch profiler's under "
                     "OUT/torch/ (for Holistic Trace Analysis, TensorBoard)");
+  run_cmd->add_option("--connect", args.connect,
+                      "Join the session `seer serve` runs at HOST:PORT: this host's ranks are "
+                      "simulated there, and it prints the report");
+  run_cmd->add_option("--token-file", args.token_file,
+                      "With --connect: the session's token file (the one given to seer serve)");
   run_cmd->add_option("command", args.command, "The command to run (after --)")->required();
   seer::check::RunChecks run_checks(*run_cmd);
+
+  RunArgs serve_args;
+  CLI::App* serve_cmd = app.add_subcommand(
+      "serve",
+      "Run a session alone for ranks on several hosts (each joins with seer run --connect); "
+      "prints the report when their commands have ended");
+  serve_cmd->add_option("--cluster", serve_args.cluster, "Cluster, as for seer run")
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--listen", serve_args.listen,
+                   "TCP address to accept hosts on: HOST:PORT (HOST * or empty: every address)")
+      ->required();
+  serve_cmd
+      ->add_option("--token-file", serve_args.token_file,
+                   "Secret shared with the hosts (created with a random token when missing); "
+                   "it never crosses the network")
+      ->required();
+  serve_cmd->add_option("--out", serve_args.out, "Directory for the report files, as for seer run");
+  serve_cmd->add_option("--host-time", serve_args.host_time, "As for seer run")
+      ->check(CLI::IsMember({"measured", "modeled"}))
+      ->capture_default_str();
+  serve_cmd->add_flag("--quiet", serve_args.quiet, "Do not print the report");
+  serve_cmd->add_option("--kernel-db", serve_args.kernel_db, "As for seer run");
+  serve_cmd->add_option("--step-range", serve_args.step_range, "As for seer run");
+  serve_cmd->add_flag("--torch-traces", serve_args.torch_traces, "As for seer run");
 
   std::string preset_name;
   CLI::App* presets = app.add_subcommand("presets", "List cluster presets, or print one");
@@ -221,7 +382,29 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   try {
-    if (*run_cmd) return run_checks.run(args.out, [&] { return run(args); });
+    if (*run_cmd) {
+      if (!args.connect.empty() || !args.token_file.empty()) {
+        if (args.connect.empty() || args.token_file.empty()) {
+          std::fprintf(stderr, "seer: --connect and --token-file go together\n");
+          return kExitUsage;
+        }
+        for (const char* o :
+             {"--cluster", "--out", "--host-time", "--kernel-db", "--step-range", "--torch-traces",
+              "--assert", "--baseline", "--max-regression", "--junit"}) {
+          const CLI::Option* opt = run_cmd->get_option_no_throw(o);
+          if (opt && opt->count() > 0) {
+            std::fprintf(stderr,
+                         "seer: %s is seer serve's to set: with --connect the session runs "
+                         "there\n",
+                         o);
+            return kExitUsage;
+          }
+        }
+        return run(args);
+      }
+      return run_checks.run(args.out, [&] { return run(args); });
+    }
+    if (*serve_cmd) return serve(serve_args);
     if (check_cmd.parsed()) return check_cmd.run();
     if (db_cmd.parsed()) return db_cmd.run();
     if (*presets) {

@@ -232,6 +232,16 @@ bool Core::join_locked() {
     clock_base_[c] = real_clock_ns(c);
   }
   DeviceMemory::instance().configure(welcome_);
+  // A thread starts on the device that is the cluster's GPU 0, as every thread does in a one-host
+  // run: a rank of another host sees the devices rotated (Welcome.first_gpu).
+  if (welcome_.gpu_count() > 0 && welcome_.first_gpu() > 0) {
+    initial_device_ =
+        (welcome_.gpu_count() - welcome_.first_gpu() % welcome_.gpu_count()) % welcome_.gpu_count();
+  }
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    for (ThreadState* t : threads_) t->device = initial_device_;
+  }
   pthread_key_create(&g_thread_key, on_thread_exit);
   pthread_atfork(nullptr, nullptr, &Core::at_fork_child);
   std::atexit(&Core::at_exit);
@@ -245,6 +255,7 @@ ThreadState& Core::thread() {
   if (tl_thread) return *tl_thread;
   auto* ts = new ThreadState();
   ts->registered = true;
+  ts->device = initial_device_;
   ts->id = logical_thread_id();
   ts->cpu_mark = thread_cpu_ns();
   ts->unchanged_since = real_monotonic_ns();
@@ -652,6 +663,7 @@ ThreadState* Core::prepare_child(uint32_t child_id) {
   account_cpu(*parent);
   auto* ts = new ThreadState();
   ts->registered = true;
+  ts->device = initial_device_;
   ts->id = child_id;
   ts->unchanged_since = real_monotonic_ns();
   ts->clock.store(parent->clock.load(std::memory_order_relaxed), std::memory_order_relaxed);

@@ -158,6 +158,7 @@ class Core {
   void wake_flusher_locked();   // batch_mu_ held
   bool changed_locked() const;  // something the session has not been told yet (batch_mu_ held)
 
+  int initial_device_ = 0;           // a new thread's current device (Welcome.first_gpu)
   std::atomic<Time> high_water_{0};  // the latest clock any submitting thread reached
   WaitTable waits_;                  // hand-offs between the process' threads
 };

@@ -193,6 +193,7 @@ SessionServer::SessionServer(SessionOptions options)
       ::listen(listen_fd_, 1024) != 0) {
     throw std::runtime_error("cannot listen on " + socket_path_ + ": " + std::strerror(errno));
   }
+  if (options_.listen) listen_tcp(*options_.listen);
   started_ = last_progress_ = std::chrono::steady_clock::now();
 }
 
@@ -201,6 +202,13 @@ SessionServer::~SessionServer() {
     if (c->fd >= 0) ::close(c->fd);
   }
   if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (tcp_fd_ >= 0) ::close(tcp_fd_);
+  for (auto& p : pending_) {
+    if (p->fd >= 0) ::close(p->fd);
+  }
+  for (auto& h : hosts_) {
+    if (h->fd >= 0) ::close(h->fd);
+  }
   ::unlink(socket_path_.c_str());
   ::rmdir(dir_.c_str());
 }
@@ -225,16 +233,43 @@ void SessionServer::serve(const std::function<bool()>& keep_going) {
       fds.push_back({c->fd, static_cast<short>(POLLIN | (backlog ? POLLOUT : 0)), 0});
       polled.push_back(c.get());
     }
+    // TCP: the listener, connections still authenticating, hosts' control connections.
+    const size_t remote_begin = fds.size();
+    std::vector<PendingRemote*> pending;
+    std::vector<RemoteHost*> hosts;
+    if (tcp_fd_ >= 0) {
+      fds.push_back({tcp_fd_, POLLIN, 0});
+      for (auto& p : pending_) {
+        fds.push_back({p->fd, POLLIN, 0});
+        pending.push_back(p.get());
+      }
+      for (auto& h : hosts_) {
+        if (h->gone) continue;
+        fds.push_back({h->fd, POLLIN, 0});
+        hosts.push_back(h.get());
+      }
+    }
     const int ready = ::poll(fds.data(), fds.size(), more ? 5 : 50);
     if (ready < 0 && errno != EINTR) throw std::runtime_error("poll failed");
     if (ready > 0) {
       if (fds[0].revents & POLLIN) accept_clients();
-      for (size_t i = 1; i < fds.size(); ++i) {
+      for (size_t i = 1; i < remote_begin; ++i) {
         if (fds[i].revents & POLLOUT) flush_outbox(*polled[i - 1]);
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_client(*polled[i - 1]);
       }
+      if (tcp_fd_ >= 0) {
+        constexpr short kReadable = POLLIN | POLLHUP | POLLERR;
+        for (size_t i = 0; i < pending.size(); ++i) {
+          if (fds[remote_begin + 1 + i].revents & kReadable) read_pending(*pending[i]);
+        }
+        for (size_t i = 0; i < hosts.size(); ++i) {
+          if (fds[remote_begin + 1 + pending.size() + i].revents & kReadable) read_host(*hosts[i]);
+        }
+        if (fds[remote_begin].revents & POLLIN) accept_remote();
+      }
     }
     drop_silent_clients();
+    if (tcp_fd_ >= 0) drop_unauthenticated();
     advance();
     check_stuck();
     if (options_.progress) show_progress();
@@ -378,10 +413,25 @@ void SessionServer::handle_hello(Client& c, const wire::Hello& hello) {
   wire::Welcome* w = m.mutable_welcome();
   w->set_process_id(c.process);
   w->set_rank(hello.rank());
-  w->set_first_gpu(0);
-  w->set_gpu_count(engine_.gpu_count());
-  for (int g = 0; g < engine_.gpu_count(); ++g) {
-    *w->add_gpus() = gpu_properties(engine_, options_.cluster, g);
+  // Every process sees the whole cluster, as in a one-host run where rank r drives device r.
+  // On another host, LOCAL_RANK counts from 0 again: the list is rotated so that its device
+  // LOCAL_RANK is the GPU the same rank drives in a one-host run (and the same calls cost the
+  // same, so both runs give the same summary).
+  const int count = engine_.gpu_count();
+  if (c.remote && hello.rank() >= 0 && hello.local_rank() >= 0 &&
+      hello.local_rank() <= hello.rank()) {
+    c.first_gpu = hello.rank() - hello.local_rank();
+    if (hello.rank() >= count) {
+      w->set_error("rank " + std::to_string(hello.rank()) + " would drive GPU " +
+                   std::to_string(hello.rank()) + ", but the cluster " + options_.cluster.name +
+                   " has " + std::to_string(count) + " GPUs (give seer serve a larger --cluster)");
+    }
+    c.first_gpu %= count;
+  }
+  w->set_first_gpu(c.first_gpu);
+  w->set_gpu_count(count);
+  for (int d = 0; d < count; ++d) {
+    *w->add_gpus() = gpu_properties(engine_, options_.cluster, gpu_of(c, d));
   }
   w->set_host_time(options_.host_time == HostTime::kModeled ? wire::HOST_TIME_MODELED
                                                             : wire::HOST_TIME_MEASURED);
@@ -456,7 +506,7 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
       op.kind = copy_kind(cp.kind());
       op.bytes = cp.bytes();
       op.pinned = cp.pinned();
-      op.peer_gpu = cp.kind() == wire::COPY_PEER ? cp.dst_gpu() : -1;
+      op.peer_gpu = cp.kind() == wire::COPY_PEER ? gpu_of(c, cp.dst_gpu()) : -1;
       ok = engine_.submit(p, cp.stream(), t, op);
       break;
     }
@@ -469,7 +519,8 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
       break;
     case wire::Record::kStreamCreate: {
       const wire::StreamCreate& s = r.stream_create();
-      ok = engine_.create_stream(p, s.stream(), s.gpu(), s.blocking(), s.legacy_default());
+      ok = engine_.create_stream(p, s.stream(), gpu_of(c, s.gpu()), s.blocking(),
+                                 s.legacy_default());
       break;
     }
     case wire::Record::kCollective: {
@@ -533,10 +584,10 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
       break;
     }
     case wire::Record::kAlloc:
-      engine_.note_alloc(r.alloc().gpu(), r.alloc().bytes());
+      engine_.note_alloc(gpu_of(c, r.alloc().gpu()), r.alloc().bytes());
       break;
     case wire::Record::kFree:
-      engine_.note_free(r.free().gpu(), r.free().bytes());
+      engine_.note_free(gpu_of(c, r.free().gpu()), r.free().bytes());
       break;
     default:
       ok = false;
@@ -596,7 +647,7 @@ void SessionServer::handle_request(Client& c, const wire::Request& r) {
       engine_.wait_event(c.process, r.event_query(), token);
       break;
     case wire::Request::kDeviceSync:
-      engine_.wait_gpu(c.process, r.device_sync(), token);
+      engine_.wait_gpu(c.process, gpu_of(c, r.device_sync()), token);
       break;
     default:
       waits_.erase(token);
@@ -741,23 +792,28 @@ void SessionServer::abort_run(const std::string& why) {
   for (auto& c : clients_) {
     if (!c->gone) send(*c, m);
   }
+  const std::string fatal = frame_of(m);
+  for (auto& h : hosts_) {
+    if (!h->gone) ::send(h->fd, fatal.data(), fatal.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
   aborted_ = true;
 }
 
 namespace {
 
-std::vector<int> engine_gpus_of(const wire::CommInitGroup& g) {
-  std::vector<int> gpus;
-  for (const wire::CommInit& init : g.inits()) gpus.push_back(init.gpu());
-  for (const wire::CommSplit& split : g.splits()) gpus.push_back(split.gpu());
-  return gpus;
+std::vector<int> devices_of(const wire::CommInitGroup& g) {
+  std::vector<int> devices;
+  for (const wire::CommInit& init : g.inits()) devices.push_back(init.gpu());
+  for (const wire::CommSplit& split : g.splits()) devices.push_back(split.gpu());
+  return devices;
 }
 
 }  // namespace
 
 void SessionServer::handle_comm_init(Client& c, const wire::Request& r) {
   const wire::CommInitGroup& g = r.comm_init();
-  for (int gpu : engine_gpus_of(g)) {
+  for (int device : devices_of(g)) {
+    const int gpu = gpu_of(c, device);
     if (gpu < 0 || gpu >= engine_.gpu_count()) {
       drop(c, "named GPU " + std::to_string(gpu) + " in a communicator; the cluster has " +
                   std::to_string(engine_.gpu_count()));
@@ -775,7 +831,7 @@ void SessionServer::handle_comm_init(Client& c, const wire::Request& r) {
   std::string error;
   int slot = 0;
   for (const wire::CommInit& init : g.inits()) {
-    CommMember m{c.index, r.id(), slot++, c.process, init.rank(), init.gpu(), 0, r.t()};
+    CommMember m{c.index, r.id(), slot++, c.process, init.rank(), gpu_of(c, init.gpu()), 0, r.t()};
     for (auto& cc : comms_.join_init(init.unique_id(), init.nranks(), init.seq(), m, error)) {
       done.push_back(cc);
     }
@@ -783,7 +839,8 @@ void SessionServer::handle_comm_init(Client& c, const wire::Request& r) {
   }
   for (const wire::CommSplit& split : g.splits()) {
     if (!error.empty()) break;
-    CommMember m{c.index, r.id(), slot++, c.process, split.rank(), split.gpu(), split.key(), r.t()};
+    CommMember m{c.index,     r.id(), slot++, c.process, split.rank(), gpu_of(c, split.gpu()),
+                 split.key(), r.t()};
     for (auto& cc :
          comms_.join_split(split.parent(), split.color(), m, error, split.exclude_size())) {
       done.push_back(cc);
@@ -1071,6 +1128,7 @@ SessionResult SessionServer::result() const {
   r.nvtx = nvtx_;
   r.collective_calls = collective_calls_;
   r.host_waits = host_waits_;
+  for (const auto& h : hosts_) r.hosts.push_back(h->info);
   return r;
 }
 
@@ -1078,8 +1136,11 @@ Session::Session(SessionOptions options)
     : server_(std::make_unique<SessionServer>(std::move(options))) {}
 Session::~Session() = default;
 const std::string& Session::socket_path() const { return server_->socket_path(); }
+std::string Session::listen_address() const { return server_->listen_address(); }
+bool Session::remote_hosts_finished() const { return server_->remote_hosts_finished(); }
 void Session::serve(const std::function<bool()>& keep_going) { server_->serve(keep_going); }
 SessionResult Session::result() const { return server_->result(); }
+void Session::abort(const std::string& why) { server_->abort(why); }
 const sim::Engine& Session::engine() const { return server_->engine(); }
 const SessionOptions& Session::options() const { return server_->options(); }
 

@@ -13,6 +13,7 @@
 #include "comm_registry.h"
 #include "payload_exchange.h"
 #include "proto/frame.h"
+#include "remote_auth.h"
 #include "seer/runtime/session.h"
 #include "wire.pb.h"
 
@@ -26,6 +27,8 @@ struct Client {
   ProcessInfo info;
   wire::FrameReader reader;
   bool welcomed = false;
+  bool remote = false;  // joined over TCP through a host's `seer run --connect`
+  int first_gpu = 0;    // the session's GPU of this process' device 0 (see handle_hello)
   std::chrono::steady_clock::time_point connected;
   bool submitted = false;  // has sent device work (records)
   bool counted = false;    // counted towards joined_ranks_ (first record, goodbye or gone)
@@ -46,6 +49,25 @@ struct Client {
   std::string outbox;
   size_t outbox_sent = 0;
   std::unordered_map<uint64_t, bool> results_pending;  // result ids submitted, not yet sent
+};
+
+// A TCP connection that has not authenticated yet (remote_hosts.cpp).
+struct PendingRemote {
+  int fd = -1;
+  std::string peer;  // "10.0.0.2:41234"
+  RemoteGate gate;
+  bool authenticated = false;
+  wire::FrameReader reader;
+  std::chrono::steady_clock::time_point connected;
+};
+
+// A host that joined over TCP: the control connection of its `seer run --connect`.
+struct RemoteHost {
+  int fd = -1;
+  HostInfo info;
+  int pid = 0;
+  wire::FrameReader reader;
+  bool gone = false;
 };
 
 // A thread that reads a collective's output and waits for its bytes. It resumes at its own
@@ -86,8 +108,30 @@ class SessionServer : public sim::WaitListener {
 
   void on_wait_done(uint64_t token, sim::Time completion) override;
 
+  // Serving ranks of other hosts: at least one host joined, every host's command ended and
+  // every rank process left.
+  bool remote_hosts_finished() const;
+  std::string listen_address() const { return listen_address_; }
+  void abort(const std::string& why) {
+    if (!aborted_) abort_run(why);
+  }
+
  private:
   void accept_clients();
+  void listen_tcp(const Endpoint& at);
+  void accept_remote();
+  void read_pending(PendingRemote& p);
+  void admit(PendingRemote& p, const std::string& first_message);
+  void read_host(RemoteHost& h);
+  void handle_host_message(RemoteHost& h, const std::string& payload);
+  void host_lost(RemoteHost& h, const std::string& why);
+  void refuse(PendingRemote& p, const std::string& why);
+  void drop_unauthenticated();
+  // The session's GPU of a client's device index (remote clients see the list rotated).
+  int gpu_of(const Client& c, int device) const {
+    const int n = engine_.gpu_count();
+    return device < 0 || device >= n || c.first_gpu == 0 ? device : (device + c.first_gpu) % n;
+  }
   void drop_silent_clients();
   void read_client(Client& c);
   void handle_message(Client& c, const std::string& payload);
@@ -127,6 +171,10 @@ class SessionServer : public sim::WaitListener {
   std::string dir_;
   std::string socket_path_;
   int listen_fd_ = -1;
+  int tcp_fd_ = -1;
+  std::string listen_address_;
+  std::vector<std::unique_ptr<PendingRemote>> pending_;
+  std::vector<std::unique_ptr<RemoteHost>> hosts_;
   std::vector<std::unique_ptr<Client>> clients_;
   std::unordered_map<uint64_t, PendingRequest> waits_;  // engine token -> request
   uint64_t next_token_ = 1;

@@ -5,10 +5,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "seer/runtime/cluster.h"
+#include "seer/runtime/remote.h"
 #include "seer/simcore/engine.h"
 #include "seer/simcore/host_costs.h"
 
@@ -55,6 +57,10 @@ struct SessionOptions {
   // The largest copy, memset or per-rank collective buffer whose bytes the ranks carry
   // (interposer/client/PAYLOAD.md); -1: SEER_PAYLOAD_MAX_BYTES, else 1 MiB. 0: none.
   int64_t payload_max_bytes = -1;
+  // Also accept ranks of other hosts over TCP here (`seer serve --listen`); they authenticate
+  // with `token` (runtime/src/remote_auth.h). Port 0 picks a free port (listen_address()).
+  std::optional<Endpoint> listen;
+  std::string token;
 };
 
 // One process that joined the simulation, as the report sees it.
@@ -99,6 +105,16 @@ struct HostWait {
   std::string call;
 };
 
+// A host whose ranks joined over TCP (`seer run --connect`).
+struct HostInfo {
+  std::string hostname;
+  std::string peer;  // its address as the session saw it
+  std::vector<std::string> command;
+  bool done = false;  // it said its command ended
+  int exit_code = 0;
+  std::string exit_description;
+};
+
 struct SessionResult {
   std::vector<ProcessInfo> processes;
   std::vector<std::string> problems;  // deadlocks, protocol errors, processes that vanished
@@ -110,6 +126,7 @@ struct SessionResult {
   std::vector<NvtxEvent> nvtx;                   // per process and thread in call order
   std::vector<CollectiveCall> collective_calls;  // send/recv groups, per process in call order
   std::vector<HostWait> host_waits;
+  std::vector<HostInfo> hosts;  // in the order they joined
 };
 
 class SessionServer;
@@ -124,9 +141,15 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   const std::string& socket_path() const;
+  // The TCP address ranks of other hosts connect to ("" without SessionOptions::listen).
+  std::string listen_address() const;
+  // At least one host joined over TCP, every host's command ended and every rank left.
+  bool remote_hosts_finished() const;
   // Serves until `keep_going()` is false and every connected process has left.
   void serve(const std::function<bool()>& keep_going);
   SessionResult result() const;
+  // Stops the run as a dying rank would: every process is told `why` and serve() returns.
+  void abort(const std::string& why);
   const sim::Engine& engine() const;
   const SessionOptions& options() const;
 
