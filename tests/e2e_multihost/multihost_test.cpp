@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -75,6 +77,35 @@ nlohmann::json comparable(nlohmann::json summary) {
   return summary;
 }
 
+// Two summaries agree: the same structure, names, counts and bytes; times within 1e-4 (at least
+// 100 ns). Reruns of the same 16-rank job on one host differ by a few tens of ns at times (a
+// PyTorch helper thread's mutex hand-offs follow the machine's scheduling:
+// interposer/client/THREADS.md, "What still depends on the machine"); which rank is slowest in
+// a step may then change too.
+void expect_same(const nlohmann::json& a, const nlohmann::json& b, const std::string& path) {
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    EXPECT_LE(std::abs(x - y), std::max(100.0, 1e-4 * std::abs(x))) << path;
+    return;
+  }
+  ASSERT_EQ(a.type(), b.type()) << path;
+  if (a.is_object()) {
+    EXPECT_EQ(a.size(), b.size()) << path;
+    for (const auto& [key, value] : a.items()) {
+      if (key == "slowest_process") continue;
+      ASSERT_TRUE(b.contains(key)) << path << "." << key;
+      expect_same(value, b[key], path + "." + key);
+    }
+  } else if (a.is_array()) {
+    ASSERT_EQ(a.size(), b.size()) << path;
+    for (size_t i = 0; i < a.size(); ++i) {
+      expect_same(a[i], b[i], path + "[" + std::to_string(i) + "]");
+    }
+  } else {
+    EXPECT_EQ(a, b) << path;
+  }
+}
+
 class MultiHost : public torch::TorchTest {};
 
 TEST_F(MultiHost, TwoHostDdpRunGivesTheOneHostSummary) {
@@ -115,15 +146,13 @@ TEST_F(MultiHost, TwoHostDdpRunGivesTheOneHostSummary) {
   const auto steps_one = torch::numbers(single.out, R"(step \d+: .* step ([0-9.]+) ms)");
   const auto steps_two = torch::numbers(host0.out(), R"(step \d+: .* step ([0-9.]+) ms)");
   ASSERT_EQ(steps_one.size(), 3u) << single.out;
-  EXPECT_EQ(steps_one, steps_two) << host0.out();
+  ASSERT_EQ(steps_two.size(), 3u) << host0.out();
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(steps_one[i], steps_two[i], 1e-3) << host0.out();
 
   const nlohmann::json a = comparable(read_json(dir.file("one") + "/summary.json"));
   const nlohmann::json b = comparable(read_json(dir.file("two") + "/summary.json"));
   EXPECT_EQ(a["processes"].size(), 16u);
-  for (const auto& [key, value] : a.items()) {
-    EXPECT_EQ(value, b[key]) << "summary field " << key << " differs";
-  }
-  EXPECT_EQ(a.size(), b.size());
+  expect_same(a, b, "summary");
 }
 
 TEST_F(MultiHost, KillingOneHostsRanksStopsEveryHostAndWritesAPartialReport) {
