@@ -155,6 +155,37 @@ TEST_F(MultiHost, TwoHostDdpRunGivesTheOneHostSummary) {
   expect_same(a, b, "summary");
 }
 
+// The `mpirun -H` recipe: mpirun starts one `seer run --connect` per rank; the ranks find their
+// identity in Open MPI's variables.
+TEST(MultiHostMpi, MpirunStartsOneRelayPerRankAndGetsTheOneHostSummary) {
+  const Hosts hosts;
+  const TempDir dir;
+  const std::vector<std::string> program{example("dp_train"), "--steps", "3"};
+  const Outcome single = seer_run("dgx-h100", dir.file("one"), mpirun(4, program));
+  ASSERT_EQ(single.exit_code, 0) << single.describe();
+
+  Background serve(serve_argv(hosts, "dgx-h100", dir.file("token"), dir.file("two")), {},
+                   dir.file("serve"));
+  wait_until_listening(serve);
+  std::vector<std::string> relay{
+      seer_bin(),        "run", "--connect", hosts.address(0) + ":" + port(0), "--token-file",
+      dir.file("token"), "--"};
+  relay.insert(relay.end(), program.begin(), program.end());
+  const Outcome ranks = run_command(hosts.on(0, mpirun(4, relay)), {}, 300);
+  EXPECT_EQ(ranks.exit_code, 0) << ranks.describe();
+  ASSERT_TRUE(serve.wait(60)) << serve.describe();
+  EXPECT_EQ(serve.exit_code(), 0) << serve.describe();
+  size_t joined = 0;
+  for (size_t at = 0; (at = serve.err().find(" joined: ", at)) != std::string::npos; ++at) ++joined;
+  EXPECT_EQ(joined, 4u) << serve.err();
+  // dp_train's own step times (CUDA events), printed by rank 0.
+  const auto steps = torch::numbers(single.out, R"(^step \d+ ([0-9.]+) ms)");
+  EXPECT_EQ(steps.size(), 3u) << single.out;
+  EXPECT_EQ(steps, torch::numbers(ranks.out, R"(^step \d+ ([0-9.]+) ms)")) << ranks.out;
+  expect_same(comparable(read_json(dir.file("one") + "/summary.json")),
+              comparable(read_json(dir.file("two") + "/summary.json")), "summary");
+}
+
 TEST_F(MultiHost, KillingOneHostsRanksStopsEveryHostAndWritesAPartialReport) {
   const Hosts hosts;
   const TempDir dir;
