@@ -16,6 +16,7 @@
 #include "db_command.h"
 #include "launcher.h"
 #include "relay.h"
+#include "seer/netsim/ns3_model.h"
 #include "seer/runtime/cluster.h"
 #include "seer/runtime/kernel_db.h"
 #include "seer/runtime/remote.h"
@@ -37,6 +38,7 @@ struct RunArgs {
   std::string step_range;
   bool torch_traces = false;
   std::vector<std::string> command;
+  std::string network;     // --network flow|ns3 ("": the cluster file's)
   std::string connect;     // run --connect HOST:PORT
   std::string listen;      // serve --listen HOST:PORT
   std::string token_file;  // --token-file
@@ -93,6 +95,13 @@ int session_options(const RunArgs& args, seer::rt::SessionOptions& options) {
       return kExitUsage;
     }
     options.nccl_version = static_cast<int>(code);
+  }
+  if (!args.network.empty()) options.cluster.network = args.network;
+  if (options.cluster.network == "ns3" && !seer::net::ns3_available()) {
+    std::fprintf(stderr,
+                 "seer: the ns3 network model is not in this build: install libns3-dev and "
+                 "libgsl-dev (scripts/setup.sh does) and build again\n");
+    return kExitUsage;
   }
   options.kernel_db = args.kernel_db;
   if (const char* db = std::getenv("SEER_KERNEL_DB"); db && options.kernel_db.empty()) {
@@ -327,6 +336,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"measured", "modeled"}))
       ->capture_default_str();
   run_cmd->add_flag("--quiet", args.quiet, "Do not print the report");
+  run_cmd
+      ->add_option("--network", args.network,
+                   "Network model: flow (flow-level max-min sharing, the default) or ns3 "
+                   "(packet-level, ns-3); default: the cluster file's `network`")
+      ->check(CLI::IsMember({"flow", "ns3"}));
   run_cmd->add_option("--kernel-db", args.kernel_db,
                       "Kernel database (see `seer db`) consulted before the kernel models; "
                       "default: $SEER_KERNEL_DB");
@@ -366,6 +380,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"measured", "modeled"}))
       ->capture_default_str();
   serve_cmd->add_flag("--quiet", serve_args.quiet, "Do not print the report");
+  serve_cmd->add_option("--network", serve_args.network, "As for seer run")
+      ->check(CLI::IsMember({"flow", "ns3"}));
   serve_cmd->add_option("--kernel-db", serve_args.kernel_db, "As for seer run");
   serve_cmd->add_option("--step-range", serve_args.step_range, "As for seer run");
   serve_cmd->add_flag("--torch-traces", serve_args.torch_traces, "As for seer run");
@@ -389,8 +405,8 @@ int main(int argc, char** argv) {
           return kExitUsage;
         }
         for (const char* o :
-             {"--cluster", "--out", "--host-time", "--kernel-db", "--step-range", "--torch-traces",
-              "--assert", "--baseline", "--max-regression", "--junit"}) {
+             {"--cluster", "--out", "--host-time", "--kernel-db", "--step-range", "--network",
+              "--torch-traces", "--assert", "--baseline", "--max-regression", "--junit"}) {
           const CLI::Option* opt = run_cmd->get_option_no_throw(o);
           if (opt && opt->count() > 0) {
             std::fprintf(stderr,

@@ -207,7 +207,7 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
     throw ClusterError(source + ": not valid YAML: " + e.what());
   }
   if (!root.IsMap()) throw ClusterError(source + ": expected a map of fields at the top level");
-  reject_unknown(root, "", {"schema", "name", "nodes", "node", "fabric"});
+  reject_unknown(root, "", {"schema", "name", "nodes", "node", "fabric", "network"});
   const int64_t schema = integer(require(root, "", "schema"), "schema", 1, 1000);
   if (schema != 1) {
     throw ClusterError("schema: " + std::to_string(schema) +
@@ -217,6 +217,14 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
   c.source = source;
   c.name = scalar(require(root, "", "name"), "name");
   c.nodes = static_cast<int>(integer(require(root, "", "nodes"), "nodes", 1, 100000));
+  if (root["network"]) {
+    c.network = scalar(root["network"], "network");
+    if (c.network != "flow" && c.network != "ns3") {
+      throw ClusterError("network: '" + c.network +
+                         "' is not a network model (flow: flow-level max-min sharing, the "
+                         "default; ns3: packet-level, with ns-3)");
+    }
+  }
 
   const YAML::Node node = map_field(root, "", "node");
   reject_unknown(

@@ -158,6 +158,7 @@ SessionServer::SessionServer(SessionOptions options)
     net.shape = c.shape;
     net.ecmp = c.ecmp;
     net.adaptive_routing = c.adaptive_routing;
+    net.model = c.network;
     net.payload_efficiency = c.payload_efficiency;
     net.nccl_version = options_.nccl_version;
     net.env = sim::nccl::parse_env([](const char* name) { return std::getenv(name); });

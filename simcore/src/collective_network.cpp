@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "seer/netsim/hash.h"
+#include "seer/netsim/ns3_model.h"
 #include "seer/simcore/collective_model.h"
 
 namespace seer::sim {
@@ -59,7 +60,8 @@ CollectiveNetwork::CollectiveNetwork(NetworkConfig config)
       fabric_(with_payload_efficiency(config_.shape, config_.payload_efficiency)),
       router_(fabric_.topology(),
               config_.ecmp ? net::RoutingMode::Ecmp : net::RoutingMode::SinglePath),
-      flows_(fabric_.topology()) {}
+      flows_(config_.model == "ns3" ? net::make_ns3_model(fabric_.topology())
+                                    : std::make_unique<net::FlowModel>(fabric_.topology())) {}
 
 CollectiveNetwork::~CollectiveNetwork() = default;
 
@@ -166,7 +168,7 @@ bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::N
   if (src == dst || bytes <= 0) return false;
   const net::Path& chosen = choose_path(src, dst, hash);
   net::Path path{chosen.links, latency};  // NCCL's latency term, which covers the hops
-  const net::FlowId id = flows_.start_flow(now, path, bytes, rate, weight);
+  const net::FlowId id = flows_->start_flow(now, path, bytes, rate, weight);
   flow_token_[id] = token;
   ++pending_[token];
   for (const net::LinkId l : path.links) {
@@ -437,12 +439,12 @@ CollectivePlan CollectiveNetwork::start_transfer(Time now, uint64_t comm, int sr
 
 std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
   std::vector<uint64_t> done;
-  const std::vector<net::FlowId> finished = flows_.advance_to(t);
+  const std::vector<net::FlowId> finished = flows_->advance_to(t);
   // Loads are sampled at most once per merge window (changes inside one merge anyway), and always
   // when the network falls idle, so every series ends at zero.
   if (config_.record_link_utilisation &&
       (t - last_recorded_ >= config_.utilisation_merge_ns ||
-       (flows_.active_flow_count() == 0 && flows_.waiting_flow_count() == 0))) {
+       (flows_->active_flow_count() == 0 && flows_->waiting_flow_count() == 0))) {
     record_utilisation(t);
     last_recorded_ = t;
   }
@@ -472,7 +474,7 @@ void CollectiveNetwork::record_utilisation(Time t) {
   for (auto it = touched_.begin(); it != touched_.end();) {
     const net::LinkId l = *it;
     const double capacity = fabric_.topology().link(l).bandwidth;
-    const double load = flows_.link_utilization(l) * capacity;
+    const double load = flows_->link_utilization(l) * capacity;
     auto [s, fresh] = series_.try_emplace(l);
     if (fresh) {
       s->second.name = link_name(l);

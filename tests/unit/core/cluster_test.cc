@@ -91,6 +91,14 @@ TEST(ClusterYaml, OptionalFieldsAndCaseInsensitiveGpu) {
   EXPECT_EQ(parse_cluster_yaml(Edit("nodes: 3", "nodes: 100000"), "x").nodes, 100000);
 }
 
+TEST(ClusterYaml, NetworkModel) {
+  EXPECT_EQ(parse_cluster_yaml(kValid, "x").network, "flow");
+  EXPECT_EQ(parse_cluster_yaml(std::string(kValid) + "network: ns3\n", "x").network, "ns3");
+  EXPECT_EQ(parse_cluster_yaml(std::string(kValid) + "network: flow\n", "x").network, "flow");
+  const std::string m = ParseError(std::string(kValid) + "network: omnet\n");
+  EXPECT_MESSAGE_HAS(m, "network: 'omnet' is not a network model");
+}
+
 TEST(ClusterYaml, GpuMemoryOverride) {
   const ClusterSpec c =
       parse_cluster_yaml(Edit("  gpus: 4\n", "  gpus: 4\n  gpu_memory: 40GiB\n"), "x");
@@ -134,7 +142,7 @@ TEST(ClusterYaml, GpuVariant) {
 TEST(ClusterYaml, UnknownFields) {
   std::string m = ParseError(std::string(kValid) + "foo: 1\n");
   EXPECT_MESSAGE_HAS(m, "foo: unknown field");
-  EXPECT_MESSAGE_HAS(m, "name, node, nodes, schema");
+  EXPECT_MESSAGE_HAS(m, "fabric, name, network, node, nodes, schema");
 
   m = ParseError(Edit("    latency: 700ns\n", "    latency: 700ns\n    foo: 1\n"));
   EXPECT_MESSAGE_HAS(m, "node.scale_up.foo");

@@ -23,6 +23,7 @@ struct ClusterSpec {
   double payload_efficiency = 0.95;  // share of NIC line rate NCCL payload reaches
   bool ecmp = true;
   bool adaptive_routing = false;  // fabric.routing: adaptive (implies ECMP's path choice)
+  std::string network = "flow";   // the network model: "flow" (netsim) or "ns3" (packet-level)
 };
 
 // Errors in a cluster description: the message names the field and the offending value.

@@ -10,6 +10,7 @@
 
 #include "seer/netsim/cluster_fabric.h"
 #include "seer/netsim/flow_model.h"
+#include "seer/netsim/network_model.h"
 #include "seer/netsim/router.h"
 #include "seer/simcore/gpu_spec.h"
 #include "seer/simcore/nccl/env.h"
@@ -30,6 +31,9 @@ struct NetworkConfig {
   // equal-cost paths when it starts, instead of the one its hash picks.
   bool adaptive_routing = false;
   double payload_efficiency = 0.95;  // NIC links carry this share of their line rate
+  // "flow": netsim's flow-level max-min model; "ns3": packet-level TCP over ns-3
+  // (netsim/ns3/README.md; throws std::runtime_error when this build has no ns-3).
+  std::string model = "flow";
   int nccl_version = 22809;
   nccl::Env env;
   GpuSpec gpu;
@@ -75,7 +79,7 @@ class CollectiveNetwork {
   int comm_size(uint64_t comm) const { return static_cast<int>(comms_.at(comm).gpus.size()); }
   int comm_gpu(uint64_t comm, int rank) const { return comms_.at(comm).gpus.at(rank); }
 
-  std::optional<Time> next_event_time() const { return flows_.next_event_time(); }
+  std::optional<Time> next_event_time() const { return flows_->next_event_time(); }
   // Tokens whose flows all finished by `t`, in deterministic order.
   std::vector<uint64_t> advance_to(Time t);
 
@@ -122,7 +126,7 @@ class CollectiveNetwork {
   NetworkConfig config_;
   net::ClusterFabric fabric_;
   net::Router router_;
-  net::FlowModel flows_;
+  std::unique_ptr<net::NetworkModel> flows_;
   std::map<uint64_t, Comm> comms_;
   std::unordered_map<net::FlowId, uint64_t> flow_token_;
   std::unordered_map<uint64_t, int> pending_;  // token -> flows still running
