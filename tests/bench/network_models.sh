@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The flow model against the ns-3 packet-level backend on nccl-tests-style collectives across
 # nodes of dgx-h100: busbw from each, their difference, and each run's wall time.
-#   tests/bench/network_models.sh [SIZE...]      (default 64M 256M)
+#   [SEER_BENCH_NODES="2 4"] tests/bench/network_models.sh [SIZE...]   (default 64M 256M; nodes 2 3 4)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${SEER_BUILD_DIR:-$root/build}"
@@ -22,7 +22,7 @@ busbw() {  # NETWORK NODES OP SIZE -> "busbw wall"
 
 printf '%-14s %6s %5s %12s %12s %8s %9s %9s\n' collective size nodes "flow GB/s" "ns-3 GB/s" \
   "diff" "flow s" "ns-3 s"
-for nodes in 2 3 4; do
+for nodes in ${SEER_BENCH_NODES:-2 3 4}; do
   for op in allreduce allgather reducescatter alltoall; do
     for size in "${sizes[@]}"; do
       read -r f fw <<<"$(busbw flow "$nodes" "$op" "$size")"
