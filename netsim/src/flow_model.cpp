@@ -36,7 +36,7 @@ Time transfer_ns(double bytes, double rate) {
 
 class FlowModel::State {
  public:
-  explicit State(const Topology& topology) : topology_(topology) {}
+  State(const Topology& topology, double tolerance) : topology_(topology), tolerance_(tolerance) {}
 
   FlowId start(Time now, const Path& path, double bytes, double rate_cap, double weight);
   bool cancel(Time now, FlowId id);
@@ -69,6 +69,7 @@ class FlowModel::State {
   void schedule_completion(std::uint32_t slot);
 
   const Topology& topology_;
+  const double tolerance_;
   FlowId next_id_ = 0;
   std::vector<FlowRecord> flows_;  // by slot
   std::vector<std::uint32_t> free_slots_;
@@ -247,16 +248,16 @@ void FlowModel::State::leave_links(std::uint32_t slot) {
 
 void FlowModel::State::resolve() {
   if (left_links_.empty() && arrivals_.empty()) return;
-  const auto solved = solver_.solve(flows_, links_, left_links_, left_min_level_, arrivals_);
+  const auto changed =
+      solver_.solve(flows_, links_, left_links_, left_min_level_, arrivals_, tolerance_);
   left_links_.clear();
   left_min_level_ = kUnlimitedRate;
   arrivals_.clear();
   ++counters_.solves;
-  counters_.flows_solved += solved.size();
-  for (std::uint32_t slot : solved) {
+  counters_.flows_solved += solver_.solved_count();
+  counters_.rate_changes += changed.size();
+  for (std::uint32_t slot : changed) {
     FlowRecord& flow = flows_[slot];
-    if (flow.solved_rate == flow.rate) continue;
-    ++counters_.rate_changes;
     flow.bytes_left -= flow.rate * static_cast<double>(now_ - flow.updated_at) / kNsPerSecond;
     flow.updated_at = now_;
     flow.rate = flow.solved_rate;
@@ -281,7 +282,13 @@ double FlowModel::State::utilization(LinkId id) const {
   return load / capacity;
 }
 
-FlowModel::FlowModel(const Topology& topology) : state_(std::make_unique<State>(topology)) {}
+FlowModel::FlowModel(const Topology& topology, FlowModelOptions options) {
+  if (!(options.tolerance >= 0 && options.tolerance < 1)) {
+    throw std::invalid_argument("FlowModel: tolerance must be in [0, 1), got " +
+                                std::to_string(options.tolerance));
+  }
+  state_ = std::make_unique<State>(topology, options.tolerance);
+}
 
 FlowModel::~FlowModel() = default;
 

@@ -20,9 +20,9 @@ struct Hop {
   std::uint32_t position;
 };
 
-// Fields the solver touches come first, so they share a cache line.
+// Fields the solver touches come first, so they share a cache line. The solver keeps its own
+// per-flow bookkeeping in a dense array (MaxMinSolver), so flows it only glances at stay untouched.
 struct alignas(64) FlowRecord {
-  std::uint32_t visit_mark = 0;  // solver bookkeeping
   std::vector<Hop> hops;
   double rate_cap = std::numeric_limits<double>::infinity();
   double weight = 1;       // shares of a link's bandwidth it counts for (k parallel flows: k)
@@ -45,13 +45,9 @@ struct LinkEntry {
   double rate() const { return level * weight; }
 };
 
-struct alignas(64) LinkRecord {
+struct LinkRecord {
   std::vector<LinkEntry> flows;
   double capacity = 0;
-  double remaining = 0;          // solver bookkeeping
-  std::uint32_t unfrozen = 0;    // solver bookkeeping
-  double unfrozen_weight = 0;    // solver bookkeeping
-  std::uint32_t visit_mark = 0;  // solver bookkeeping
 };
 
 }  // namespace seer::net::detail

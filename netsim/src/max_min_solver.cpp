@@ -1,6 +1,7 @@
 #include "max_min_solver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace seer::net::detail {
@@ -13,32 +14,59 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // never leave a flow fixed that an exact solve would move.
 constexpr double kRestartMargin = 1e-9;
 
+// A level this close to the old one is floating-point noise (a sum taken in another order), not a
+// change: the flow keeps its level and its completion event, and its links stay as they are.
+constexpr double kNoise = 1e-12;
+
+// With a tolerance t, levels may sit up to about t off the exact ones, so the restart level and
+// the fixed load of newly active links leave this many t of margin: a flow whose level is a little
+// off is still looked at rather than taken as settled.
+constexpr double kMarginPerTolerance = 1;
+
 }  // namespace
 
 std::span<const std::uint32_t> MaxMinSolver::solve(std::vector<FlowRecord>& flows,
                                                    std::vector<LinkRecord>& links,
                                                    std::span<const LinkId> left_links,
                                                    double left_min_level,
-                                                   std::span<const std::uint32_t> arrivals) {
-  keep_below_ = restart_level(flows, links, left_min_level, arrivals) * (1 - kRestartMargin);
-  collect(flows, links, left_links, arrivals);
+                                                   std::span<const std::uint32_t> arrivals,
+                                                   double tolerance) {
+  tolerance_ = std::max(tolerance, kNoise);
+  margin_ = kMarginPerTolerance * tolerance_;
+  level_ = restart_level(flows, links, left_min_level, arrivals) *
+           (1 - std::max(kRestartMargin, margin_));
+  reset(flows.size(), links.size());
+  for (std::uint32_t slot : arrivals) {
+    const FlowRecord& flow = flows[slot];
+    const std::uint32_t local = add_flow(slot, Role::Free, flow.weight, kInfinity);
+    if (flow.rate_cap < kInfinity) limits_.push(flow.rate_cap / flow.weight, local);
+  }
+  const auto arrived = static_cast<std::uint32_t>(local_flows_.size());
+  for (std::uint32_t local = 0; local < arrived; ++local) activate_links_of(flows, links, local);
+  for (LinkId id : left_links) activate_link(links, id);
   fill(flows, links);
-  return solved_flows_;
+  commit(flows);
+  return changed_flows_;
 }
 
 double MaxMinSolver::restart_level(const std::vector<FlowRecord>& flows,
                                    const std::vector<LinkRecord>& links, double left_min_level,
                                    std::span<const std::uint32_t> arrivals) {
   double level = left_min_level;
-  arrival_links_.clear();
+  if (arrivals.empty()) return level;
+  if (link_seen_.size() < links.size()) link_seen_.resize(links.size(), 0);
+  if (++seen_mark_ == 0) {
+    std::fill(link_seen_.begin(), link_seen_.end(), 0);
+    seen_mark_ = 1;
+  }
   for (std::uint32_t slot : arrivals) {
     level = std::min(level, flows[slot].rate_cap / flows[slot].weight);
-    for (const Hop& hop : flows[slot].hops) arrival_links_.push_back(hop.link);
+    for (const Hop& hop : flows[slot].hops) {
+      if (link_seen_[hop.link] == seen_mark_) continue;
+      link_seen_[hop.link] = seen_mark_;
+      level = std::min(level, fill_level(links[hop.link]));
+    }
   }
-  std::sort(arrival_links_.begin(), arrival_links_.end());
-  arrival_links_.erase(std::unique(arrival_links_.begin(), arrival_links_.end()),
-                       arrival_links_.end());
-  for (LinkId id : arrival_links_) level = std::min(level, fill_level(links[id]));
   return level;
 }
 
@@ -64,99 +92,153 @@ double MaxMinSolver::fill_level(const LinkRecord& link) {
   return level;
 }
 
-void MaxMinSolver::collect(std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links,
-                           std::span<const LinkId> left_links,
-                           std::span<const std::uint32_t> arrivals) {
-  if (mark_ >= std::numeric_limits<std::uint32_t>::max() - 4) {
-    for (FlowRecord& flow : flows) flow.visit_mark = 0;
-    for (LinkRecord& link : links) link.visit_mark = 0;
+void MaxMinSolver::reset(std::size_t flow_slots, std::size_t link_count) {
+  if (flow_state_.size() < flow_slots) flow_state_.resize(flow_slots);
+  if (link_state_.size() < link_count) link_state_.resize(link_count);
+  if (mark_ == std::numeric_limits<std::uint32_t>::max()) {
+    for (FlowState& flow : flow_state_) flow.mark = 0;
+    for (LinkState& link : link_state_) link.mark = 0;
     mark_ = 0;
   }
-  mark_ += 2;
-  solved_flows_.clear();
-  visited_links_.clear();
-
-  auto visit_link = [&](LinkId id) {
-    if (links[id].visit_mark == mark_) return;
-    links[id].visit_mark = mark_;
-    visited_links_.push_back(id);
-  };
-  auto visit_flow = [&](std::uint32_t slot) {
-    FlowRecord& flow = flows[slot];
-    if (flow.visit_mark == mark_) return;
-    flow.visit_mark = mark_;
-    solved_flows_.push_back(slot);
-    for (const Hop& hop : flow.hops) visit_link(hop.link);
-  };
-
-  for (LinkId id : left_links) visit_link(id);
-  for (std::uint32_t slot : arrivals) visit_flow(slot);
-  // visited_links_ doubles as the breadth-first queue. Each link is scanned once: flows below
-  // keep_below_ become its fixed load, the others join the re-solve.
-  for (std::size_t next = 0; next < visited_links_.size(); ++next) {
-    LinkRecord& link = links[visited_links_[next]];
-    double fixed_load = 0;
-    std::uint32_t growing = 0;
-    double growing_weight = 0;
-    for (const LinkEntry& entry : link.flows) {
-      if (entry.level < keep_below_) {
-        fixed_load += entry.rate();
-      } else {
-        ++growing;
-        growing_weight += entry.weight;
-        visit_flow(entry.flow);
-      }
-    }
-    link.remaining = link.capacity - fixed_load;
-    link.unfrozen = growing;
-    link.unfrozen_weight = growing_weight;
-  }
+  ++mark_;
+  local_flows_.clear();
+  local_links_.clear();
+  adjacency_.clear();
+  link_refs_.clear();
+  limits_.clear();
+  shares_.clear();
 }
 
-void MaxMinSolver::freeze(FlowRecord& flow, double level, std::vector<LinkRecord>& links) {
+std::uint32_t MaxMinSolver::add_flow(std::uint32_t slot, Role role, double weight,
+                                     double old_level) {
+  FlowState& state = flow_state_[slot];
+  state.mark = mark_;
+  state.local = static_cast<std::uint32_t>(local_flows_.size());
+  local_flows_.push_back(LocalFlow{slot, kNone, role, old_level == kInfinity, state.bottleneck,
+                                   weight, old_level, kInfinity});
+  return state.local;
+}
+
+void MaxMinSolver::activate_link(std::vector<LinkRecord>& links, LinkId id) {
+  LinkState& state = link_state_[id];
+  if (state.mark == mark_) return;
+  state.mark = mark_;
+  state.slack = 0;
+  state.local = static_cast<std::uint32_t>(local_links_.size());
+  const LinkRecord& link = links[id];
+  LocalLink local{id, 0, static_cast<std::uint32_t>(adjacency_.size()), 0, link.capacity, 0};
+  for (const LinkEntry& entry : link.flows) {
+    // Entries below the current level hold final levels: old ones of flows not looked at, new
+    // ones of flows frozen in this solve.
+    const FlowState& flow = flow_state_[entry.flow];
+    if (entry.level < level_ * (1 - margin_) && (flow.bottleneck != id || flow.mark == mark_)) {
+      local.remaining -= entry.rate();
+      continue;
+    }
+    std::uint32_t f = flow.local;
+    if (flow.mark != mark_) {
+      f = add_flow(entry.flow, Role::Held, entry.weight, entry.level);
+      limits_.push(entry.level, f);
+    } else if (local_flows_[f].role == Role::Frozen) {
+      local.remaining -= local_flows_[f].level * entry.weight;
+      continue;
+    }
+    ++local.unfrozen;
+    local.unfrozen_weight += entry.weight;
+    adjacency_.push_back(f);
+    link_refs_.push_back(LinkRef{state.local, local_flows_[f].links});
+    local_flows_[f].links = static_cast<std::uint32_t>(link_refs_.size() - 1);
+  }
+  local.count = local.unfrozen;
+  local_links_.push_back(local);
+  if (local.unfrozen > 0) shares_.push(local.remaining / local.unfrozen_weight, state.local);
+}
+
+void MaxMinSolver::activate_links_of(const std::vector<FlowRecord>& flows,
+                                     std::vector<LinkRecord>& links, std::uint32_t local) {
+  for (const Hop& hop : flows[local_flows_[local].slot].hops) activate_link(links, hop.link);
+}
+
+bool MaxMinSolver::released(const LocalFlow& flow, double level) const {
+  if (flow.bottleneck < 0) return false;  // held by its own cap
+  const LinkState& state = link_state_[flow.bottleneck];
+  if (state.mark != mark_) return false;  // not active: binds as before
+  const LocalLink& link = local_links_[state.local];
+  return link.unfrozen > 0 && link.remaining / link.unfrozen_weight > level * (1 + tolerance_);
+}
+
+// Its old bottleneck has room: the flow rises with the free ones, constrained by all its links.
+void MaxMinSolver::release(const std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links,
+                           std::uint32_t local) {
+  LocalFlow& flow = local_flows_[local];
+  flow.role = Role::Free;
+  flow.entries_stale = true;
+  const FlowRecord& record = flows[flow.slot];
+  set_entries(record, links, kInfinity);
+  if (record.rate_cap < kInfinity) limits_.push(record.rate_cap / record.weight, local);
+  activate_links_of(flows, links, local);
+}
+
+void MaxMinSolver::set_entries(const FlowRecord& record, std::vector<LinkRecord>& links,
+                               double level) {
+  for (const Hop& hop : record.hops) links[hop.link].flows[hop.position].level = level;
+}
+
+void MaxMinSolver::freeze(const std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links,
+                          std::uint32_t local, double level, LinkId by) {
+  LocalFlow& flow = local_flows_[local];
+  const Role was = flow.role;
+  flow.role = Role::Frozen;
+  flow.level = level;
+  if (by >= 0 || was == Role::Free) flow.bottleneck = by;  // a held flow keeps what held it
   const double rate = level * flow.weight;
-  flow.solved_rate = rate;
-  flow.visit_mark = mark_ + 1;
-  for (const Hop& hop : flow.hops) {
-    LinkRecord& link = links[hop.link];
+  for (std::uint32_t ref = flow.links; ref != kNone; ref = link_refs_[ref].next) {
+    LocalLink& link = local_links_[link_refs_[ref].link];
     link.remaining -= rate;
     --link.unfrozen;
     link.unfrozen_weight = link.unfrozen > 0 ? link.unfrozen_weight - flow.weight : 0;
-    link.flows[hop.position].level = level;
+  }
+  if (!changed(flow) && !flow.entries_stale) return;
+  flow.entries_stale = false;
+  set_entries(flows[flow.slot], links, level);
+  if (was != Role::Held) return;
+  // A held flow bound below its old level: its other links carry less now. A small change only
+  // adds to their slack, until that is worth a re-solve.
+  if (flow.old_level - level > tolerance_ * flow.old_level) {
+    activate_links_of(flows, links, local);
+    return;
+  }
+  const double given_up = (flow.old_level - level) * flow.weight;
+  for (const Hop& hop : flows[flow.slot].hops) {
+    LinkState& state = link_state_[hop.link];
+    if (state.mark == mark_) continue;
+    state.slack += given_up;
+    const LinkRecord& link = links[hop.link];
+    if (state.slack * static_cast<double>(link.flows.size()) > tolerance_ * link.capacity) {
+      activate_link(links, hop.link);
+    }
   }
 }
 
-// Progressive filling over the collected flows: the first limit reached (a link whose remaining
-// capacity is used up, or a flow's own cap) fixes the flows it binds at that level. A link's fair
-// share remaining/unfrozen only grows as flows elsewhere get fixed below it, so a queued share
-// that went stale is just raised to the current one when it reaches the top.
+bool MaxMinSolver::changed(const LocalFlow& flow) {
+  return flow.old_level == kInfinity ||
+         std::abs(flow.level - flow.old_level) > kNoise * flow.old_level;
+}
+
+// Progressive filling from the restart level: the lowest of the active links' fair shares and the
+// flows' limits (caps, held levels) is the next level at which something freezes. A link's share
+// remaining/unfrozen only grows as flows elsewhere freeze below it, so a queued share that went
+// stale is just raised to the current one when it reaches the top.
 void MaxMinSolver::fill(std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links) {
-  shares_.clear();
-  for (LinkId id : visited_links_) {
-    const LinkRecord& link = links[id];
-    if (link.unfrozen > 0) shares_.push(link.remaining / link.unfrozen_weight, id);
-  }
-
-  capped_.clear();
-  for (std::uint32_t slot : solved_flows_) {
-    const FlowRecord& flow = flows[slot];
-    if (flow.rate_cap < kInfinity)
-      capped_.push_back(CappedFlow{flow.rate_cap / flow.weight, flow.id, slot});
-  }
-  std::sort(capped_.begin(), capped_.end(), [](const CappedFlow& a, const CappedFlow& b) {
-    return a.cap != b.cap ? a.cap < b.cap : a.id < b.id;
-  });
-
-  std::size_t unfixed = solved_flows_.size();
-  std::size_t next_capped = 0;
-  while (unfixed > 0) {
-    while (next_capped < capped_.size() && frozen(flows[capped_[next_capped].slot])) ++next_capped;
-
+  while (true) {
+    while (!limits_.empty() && local_flows_[limits_.top().index].role == Role::Frozen) {
+      limits_.pop();
+    }
     double share = kInfinity;
-    LinkId bottleneck = -1;
+    std::uint32_t bottleneck = kNone;
     while (!shares_.empty()) {
-      const auto [queued_share, id] = shares_.top();
-      const LinkRecord& link = links[id];
+      const auto [queued_share, i] = shares_.top();
+      const LocalLink& link = local_links_[i];
       if (link.unfrozen == 0) {
         shares_.pop();
         continue;
@@ -167,23 +249,42 @@ void MaxMinSolver::fill(std::vector<FlowRecord>& flows, std::vector<LinkRecord>&
         continue;
       }
       share = current;
-      bottleneck = id;
+      bottleneck = i;
       break;
     }
 
-    if (next_capped < capped_.size() && capped_[next_capped].cap <= share) {
-      freeze(flows[capped_[next_capped].slot], capped_[next_capped].cap, links);
-      --unfixed;
+    if (!limits_.empty() && limits_.top().level <= share) {
+      const auto [level, local] = limits_.top();
+      limits_.pop();
+      level_ = std::max(level_, level);
+      const LocalFlow& flow = local_flows_[local];
+      if (flow.role == Role::Held && released(flow, level)) {
+        release(flows, links, local);
+      } else {
+        freeze(flows, links, local, level, -1);
+      }
       continue;
     }
-    if (bottleneck < 0) break;  // only flows without links and without a cap: nothing binds them
-    for (const LinkEntry& entry : links[bottleneck].flows) {
-      if (entry.level < keep_below_) continue;  // kept at its old level (or fixed just now)
-      FlowRecord& flow = flows[entry.flow];
-      if (flow.visit_mark != mark_) continue;  // fixed earlier in this fill
-      freeze(flow, share, links);
-      --unfixed;
+    if (bottleneck == kNone) break;  // only flows without links and without a cap: none binds
+    level_ = std::max(level_, share);
+    const LocalLink& link = local_links_[bottleneck];
+    const LinkId id = link.id;
+    const std::uint32_t first = link.first;
+    const std::uint32_t end = first + link.count;
+    for (std::uint32_t a = first; a < end; ++a) {
+      const std::uint32_t f = adjacency_[a];
+      if (local_flows_[f].role != Role::Frozen) freeze(flows, links, f, share, id);
     }
+  }
+}
+
+void MaxMinSolver::commit(std::vector<FlowRecord>& flows) {
+  changed_flows_.clear();
+  for (const LocalFlow& local : local_flows_) {
+    flow_state_[local.slot].bottleneck = local.bottleneck;
+    if (!changed(local)) continue;
+    flows[local.slot].solved_rate = local.level * local.weight;
+    changed_flows_.push_back(local.slot);
   }
 }
 

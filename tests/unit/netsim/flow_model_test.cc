@@ -188,6 +188,48 @@ TEST(FlowModelRates, FlowsBelowTheNewcomersRateAreNotSolvedAgain) {
   EXPECT_DOUBLE_EQ(model.flow_rate(d), 1 * GB);
 }
 
+TEST(FlowModelRates, TheSolveFollowsOnlyFlowsWhoseRateChanges) {
+  // Link 0 (10): A. Link 1 (100): A, F. Link 2 (50): F, G. Link 3 (1000): G, H. Link 4 (30): H.
+  // A = 10 on link 0; F = G = 25 on link 2; H = 30 on link 4; links 1 and 3 have room. E arrives
+  // on link 0: A and E get 5. F shares link 1 with A, but link 2 still binds it at 25, so its rate
+  // does not change and the solve stops there: G and H, connected through F, are not looked at.
+  Links net({10 * GB, 100 * GB, 50 * GB, 1000 * GB, 30 * GB});
+  FlowModel model(net.topology);
+  const FlowId a = model.start_flow(0, net.path({0, 1}), GB);
+  const FlowId f = model.start_flow(0, net.path({1, 2}), GB);
+  const FlowId g = model.start_flow(0, net.path({2, 3}), GB);
+  const FlowId h = model.start_flow(0, net.path({3, 4}), GB);
+  model.advance_to(0);
+  EXPECT_DOUBLE_EQ(model.flow_rate(a), 10 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(f), 25 * GB);
+  const auto before = model.counters();
+  const FlowId e = model.start_flow(1000, net.path({0}), GB);
+  model.advance_to(1000);
+  EXPECT_EQ(model.counters().flows_solved - before.flows_solved, 3u);  // E, A and F
+  EXPECT_EQ(model.counters().rate_changes - before.rate_changes, 2u);  // E and A
+  EXPECT_DOUBLE_EQ(model.flow_rate(a), 5 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(e), 5 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(f), 25 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(g), 25 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(h), 30 * GB);
+}
+
+TEST(FlowModelRates, AFlowWhoseBottleneckFreesUpRises) {
+  // Link 0 (10): A, B. Link 1 (30): B, C. A = B = 5 on link 0, C = 25. A leaves: B rises, and so
+  // link 1 has less for C: B = 10 (link 0 alone), C = 20.
+  Links net({10 * GB, 30 * GB});
+  FlowModel model(net.topology);
+  const FlowId a = model.start_flow(0, net.path({0}), GB);
+  const FlowId b = model.start_flow(0, net.path({0, 1}), 100 * GB);
+  const FlowId c = model.start_flow(0, net.path({1}), 100 * GB);
+  model.advance_to(0);
+  EXPECT_DOUBLE_EQ(model.flow_rate(b), 5 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(c), 25 * GB);
+  EXPECT_EQ(model.advance_to(200'000'000), std::vector<FlowId>{a});  // 1 GB at 5 GB/s
+  EXPECT_DOUBLE_EQ(model.flow_rate(b), 10 * GB);
+  EXPECT_DOUBLE_EQ(model.flow_rate(c), 20 * GB);
+}
+
 ClusterShape two_leaf_cluster(double oversubscription, double link_bw) {
   ClusterShape shape;
   shape.nodes = 8;

@@ -22,18 +22,29 @@ struct CompletedFlow {
   friend bool operator==(const CompletedFlow&, const CompletedFlow&) = default;
 };
 
+struct FlowModelOptions {
+  // 0 (the default): exact max-min rates after every change. t in (0, 1): a rate change of less
+  // than t of a flow's rate is applied but not passed on to the flows that share its links, so a
+  // change in a large tangle of unsynchronized flows stops spreading once it is small. Rates then
+  // stay within a few t of max-min (README.md, "Tolerance"); collectives whose flows start and end
+  // together are not affected, their changes are large.
+  double tolerance = 0;
+};
+
 // Flow-level network model. A started flow first waits its path latency without using bandwidth;
 // then it shares every link it crosses max-min fairly (by weight) with the other flows there,
 // optionally limited by its own rate cap, until its bytes are sent. After arrivals and departures
-// only the flows that can change are re-solved: those connected to them through shared links whose
-// rate is at or above the level where the change begins (README.md explains why that is exact).
+// only what changes is solved again: the filling restarts at the level where the change begins and
+// follows the flows whose rate changes to the links they cross (README.md explains why that is
+// exact).
 //
 // Time only moves forward: start_flow and cancel_flow take the current time, which must not be
 // before the last time given, nor after an event still to be processed (advance_to it first).
 class FlowModel : public NetworkModel {
  public:
   // The topology must outlive the model; links added to it later may be used by later flows.
-  explicit FlowModel(const Topology& topology);
+  // Throws std::invalid_argument for a tolerance outside [0, 1).
+  explicit FlowModel(const Topology& topology, FlowModelOptions options = {});
   ~FlowModel() override;
   FlowModel(const FlowModel&) = delete;
   FlowModel& operator=(const FlowModel&) = delete;
