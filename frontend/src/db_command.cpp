@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "seer/runtime/kernel_db.h"
+#include "seer/runtime/kernel_db_fit.h"
 
 namespace seer::cli {
 namespace {
@@ -51,6 +52,10 @@ DbCommand::DbCommand(CLI::App& app) {
   import_->add_option("out", out_, "Output database")->required();
   export_ = db_->add_subcommand("export", "Print a database as CSV (what import reads)");
   export_->add_option("file", file_, "Database file")->required();
+  fit_ = db_->add_subcommand(
+      "fit", "Per kernel family: how far Seer's models are from the measured durations");
+  fit_->add_option("file", file_, "Database file")->required();
+  fit_->add_option("--gpu", gpu_, "Only entries of this GPU (catalog name)");
 }
 
 bool DbCommand::parsed() const { return db_->parsed(); }
@@ -75,6 +80,20 @@ int DbCommand::run() {
         ++shown;
       }
       std::printf("%zu of %zu entries\n", shown, db.size());
+      return 0;
+    }
+    if (fit_->parsed()) {
+      const rt::KernelDb db = rt::KernelDb::load(file_);
+      const std::vector<rt::FamilyFit> fits = rt::fit_by_family(db, gpu_);
+      std::printf("%-44s %7s %9s %12s %12s %8s %9s  %s\n", "family", "entries", "launches",
+                  "measured ms", "model ms", "total", "mean|err|", "worst entry (error)");
+      for (const rt::FamilyFit& f : fits) {
+        std::printf("%-44s %7zu %9" PRIu64 " %12.3f %12.3f %+7.1f%% %8.1f%%  %s (%+.1f%%)\n",
+                    f.family.c_str(), f.entries, f.launches, f.measured_ns / 1e6, f.model_ns / 1e6,
+                    (f.model_ns / f.measured_ns - 1.0) * 100.0, f.mean_abs_error * 100.0,
+                    f.worst_kernel.c_str(), f.worst_signed * 100.0);
+      }
+      if (fits.empty()) std::printf("no entries%s\n", gpu_.empty() ? "" : " of that GPU");
       return 0;
     }
     if (merge_->parsed()) {

@@ -1,4 +1,5 @@
-// `seer db`: list, merge, import (CSV) and export the kernel database
+// `seer db`: list, merge, import (CSV) and export the kernel database, and show how well the
+// models fit its measurements (fit)
 // (seer/runtime/kernel_db.h documents the format, the lookup and the merge rules).
 // Exit codes: 0 success, 2 a usage or input error (unreadable or corrupt file, bad CSV).
 #pragma once
@@ -25,6 +26,7 @@ class DbCommand {
   CLI::App* merge_ = nullptr;
   CLI::App* import_ = nullptr;
   CLI::App* export_ = nullptr;
+  CLI::App* fit_ = nullptr;
   std::string file_;
   std::string out_;
   std::string gpu_;

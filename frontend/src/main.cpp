@@ -1,4 +1,4 @@
-// The `seer` command line: run, serve, presets, check, db.
+// The `seer` command line: run, serve, presets, check, db, profile.
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,6 +15,7 @@
 #include "check/check.h"
 #include "db_command.h"
 #include "launcher.h"
+#include "profile_command.h"
 #include "relay.h"
 #include "seer/netsim/ns3_model.h"
 #include "seer/runtime/cluster.h"
@@ -391,6 +392,7 @@ int main(int argc, char** argv) {
   presets->add_option("name", preset_name, "Preset to print");
   seer::check::CheckCommand check_cmd(app);
   seer::cli::DbCommand db_cmd(app);
+  seer::cli::ProfileCommand profile_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -423,6 +425,7 @@ int main(int argc, char** argv) {
     if (*serve_cmd) return serve(serve_args);
     if (check_cmd.parsed()) return check_cmd.run();
     if (db_cmd.parsed()) return db_cmd.run();
+    if (profile_cmd.parsed()) return profile_cmd.run();
     if (*presets) {
       if (preset_name.empty()) {
         for (const auto& n : seer::rt::preset_names()) std::cout << n << "\n";

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "device_memory.h"
+#include "injection.h"
 #include "proto/frame.h"
 #include "rank_env.h"
 #include "thread_cpu_clock.h"
@@ -179,13 +180,16 @@ Core& Core::instance() {
 
 bool Core::ensure_joined() {
   if (joined_.load(std::memory_order_acquire)) return !shut_down_.load(std::memory_order_acquire);
-  std::lock_guard<std::mutex> lock(join_mu_);
-  if (joined_.load(std::memory_order_relaxed)) return !shut_down_.load(std::memory_order_relaxed);
-  if (join_failed_ || forked_child_) return false;
-  if (!join_locked()) {
-    join_failed_ = true;
-    return false;
+  {
+    std::lock_guard<std::mutex> lock(join_mu_);
+    if (joined_.load(std::memory_order_relaxed)) return !shut_down_.load(std::memory_order_relaxed);
+    if (join_failed_ || forked_child_) return false;
+    if (!join_locked()) {
+      join_failed_ = true;
+      return false;
+    }
   }
+  load_injected_tool();
   return true;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -298,7 +299,10 @@ std::optional<int64_t> KernelDb::lookup(const sim::GpuSpec& gpu, const std::stri
   auto fam = by_kernel_.find(family_of(gpu.name, kernel));
   if (fam == by_kernel_.end()) return std::nullopt;
   const uint64_t blocks = g.blocks();
+  const uint64_t threads = g.threads_per_block();
   const KernelDbEntry* best = nullptr;
+  const KernelDbEntry* below = nullptr;  // the most blocks under the launch's
+  const KernelDbEntry* above = nullptr;  // the fewest blocks over it
   uint64_t best_dist = 0;
   for (size_t i : fam->second) {
     const KernelDbEntry& e = entries_[i];
@@ -311,9 +315,26 @@ std::optional<int64_t> KernelDb::lookup(const sim::GpuSpec& gpu, const std::stri
       best = &e;
       best_dist = dist;
     }
+    if (e.blocks() < blocks && (!below || e.blocks() > below->blocks())) below = &e;
+    if (e.blocks() > blocks && (!above || e.blocks() < above->blocks())) above = &e;
   }
   if (!best) return std::nullopt;
-  const uint64_t threads = g.threads_per_block();
+  if (best_dist != 0 && below && above) {
+    // Between two measured sizes: linear in waves, or in blocks when both take as many waves.
+    double x = static_cast<double>(waves(gpu, blocks, threads, g.shmem));
+    double x0 = static_cast<double>(waves(gpu, below->blocks(), threads, g.shmem));
+    double x1 = static_cast<double>(waves(gpu, above->blocks(), threads, g.shmem));
+    if (x1 == x0) {
+      x = static_cast<double>(blocks);
+      x0 = static_cast<double>(below->blocks());
+      x1 = static_cast<double>(above->blocks());
+    }
+    const double d0 = static_cast<double>(below->duration_ns);
+    const double d1 = static_cast<double>(above->duration_ns);
+    const double d =
+        std::min(d0 + (d1 - d0) * (x - x0) / (x1 - x0), static_cast<double>(INT64_MAX / 2));
+    return std::max<int64_t>(1, std::llround(d));
+  }
   const uint64_t w_launch = waves(gpu, blocks, threads, g.shmem);
   const uint64_t w_entry = waves(gpu, best->blocks(), threads, g.shmem);
   const __int128 scaled = (static_cast<__int128>(best->duration_ns) * w_launch + w_entry / 2) /

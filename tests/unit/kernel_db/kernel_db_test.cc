@@ -92,7 +92,7 @@ TEST(KernelDb, CorruptOrForeignFilesAreClearErrors) {
   EXPECT_THROW(KernelDb::load(path), KernelDbError);  // missing
 }
 
-TEST(KernelDb, LookupExactFirstThenNearestGeometryScaledByWaves) {
+TEST(KernelDb, LookupExactFirstThenInterpolatesBetweenSizesElseScalesNearestByWaves) {
   KernelDb db;
   // H100: 132 SMs, 256 threads per block -> 8 blocks per SM, 1056 blocks per wave.
   db.put(entry(kScale, 1056 * 10, 256, 10000));  // 10 waves
@@ -102,10 +102,13 @@ TEST(KernelDb, LookupExactFirstThenNearestGeometryScaledByWaves) {
   EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 10, 256)), 10000);
   EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 40, 256)), 50000);
   EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 10, 128)), 7777);
-  // Nearest grid: 1056 * 20 blocks (20 waves) is nearer to 10 waves' entry: 10000 * 20 / 10.
-  EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 20, 256)), 20000);
-  // 1056 * 30 + 1 blocks: 31 waves, nearer to the 40-wave entry: 50000 * 31 / 40 = 38750.
-  EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 30 + 1, 256)), 38750);
+  // Between the 10- and 40-wave entries, linear in waves: 20 waves -> 10000 + 40000 * 10 / 30.
+  EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 20, 256)), 23333);
+  // 1056 * 30 + 1 blocks take 31 waves: 10000 + 40000 * 21 / 30.
+  EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 30 + 1, 256)), 38000);
+  // Outside the measured sizes, the nearest entry scaled by waves: 50000 * 50 / 40, 10000 * 5 / 10.
+  EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 50, 256)), 62500);
+  EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 5, 256)), 5000);
   // No entry with that block size, shared memory, kernel or GPU: nothing.
   EXPECT_EQ(db.lookup(gpu, kScale, geo(1056, 512)), std::nullopt);
   EXPECT_EQ(db.lookup(gpu, kScale, geo(1056 * 10, 256, 4096)), std::nullopt);
@@ -121,6 +124,16 @@ TEST(KernelDb, LookupExactFirstThenNearestGeometryScaledByWaves) {
   EXPECT_EQ(db.lookup(gpu, "cublasGemmEx", geo(1, 1), "m=4096,n=8192,k=8192,dtype=bf16"),
             std::nullopt);
   EXPECT_EQ(db.lookup(gpu, "cublasGemmEx", geo(1, 1)), std::nullopt);
+}
+
+TEST(KernelDb, SizesWithinOneWaveInterpolateInBlocks) {
+  KernelDb db;
+  // 100 and 1000 blocks of 256 threads both fit in H100's first wave (1056 blocks).
+  db.put(entry(kScale, 100, 256, 3000));
+  db.put(entry(kScale, 1000, 256, 5000));
+  const sim::GpuSpec gpu = h100();
+  EXPECT_EQ(db.lookup(gpu, kScale, geo(550, 256)), 4000);
+  EXPECT_EQ(db.lookup(gpu, kScale, geo(101, 256)), 3002);  // 3000 + 2000 * 1 / 900, rounded
 }
 
 TEST(KernelDb, PutReplacesSameKey) {

@@ -8,14 +8,20 @@
 //
 // Lookup (`lookup`):
 //   1. Exact: an entry with the same gpu, kernel, grid, block, shared memory and library_params.
-//   2. Nearest geometry (kernels only): among entries with the same gpu, kernel, block, shared
-//      memory and empty library_params, the one whose block count (grid x*y*z) is closest to the
-//      launch's (ties: the smaller grid, then the earlier entry), its duration scaled by waves:
-//      duration * waves(launch) / waves(entry), rounded to nearest, where
-//      waves = ceil(blocks / (sm_count * blocks_per_sm)) and blocks_per_sm is what the threads per
-//      block (and the shared memory, when the GPU spec gives shared memory per SM) allow, at most
-//      max_blocks_per_sm — the occupancy rule of the generic model.
+//   2. Other sizes of the same kernel (kernels only): among entries with the same gpu, kernel,
+//      block, shared memory and empty library_params ("the family"), by block count
+//      (grid x*y*z):
+//      a. between two measured sizes (the entries with the most blocks below the launch's and the
+//         fewest above): linear interpolation of their durations in waves, or in blocks when both
+//         take the same number of waves; rounded to nearest, at least 1 ns;
+//      b. outside the measured range (or the same block count in another grid shape): the entry
+//         whose block count is closest (ties: the smaller grid, then the earlier entry), its
+//         duration scaled by waves: duration * waves(launch) / waves(entry), rounded to nearest.
+//      waves = ceil(blocks / (sm_count * blocks_per_sm)), where blocks_per_sm is what the threads
+//      per block (and the shared memory, when the GPU spec gives shared memory per SM) allow, at
+//      most max_blocks_per_sm — the occupancy rule of the generic model.
 //   3. Otherwise nothing: the caller falls back to its models.
+// Kernel names are demangled (as `seer profile` stores them and the report prints them).
 //
 // Merge (`merge`, `seer db merge OUT IN1 IN2 ...`): entries of later databases win on duplicate
 // keys — their source and other metadata replace the earlier entry's. When the two durations differ

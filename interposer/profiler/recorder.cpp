@@ -1,0 +1,208 @@
+// seer profile's recorder, loaded into a program that runs on a real GPU with NVIDIA's own
+// libraries. The driver loads it through CUDA_INJECTION64_PATH and calls InitializeInjection
+// during cuInit. It records kernel, memcpy and memset activities with CUPTI and appends them to
+// $SEER_PROFILE_DIR/records-PID.tsv as buffers complete and at exit (format: README.md).
+// It links nothing of Seer's: CUPTI is opened by name at run time.
+
+#include <cupti_activity.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace {
+
+using RegisterCallbacksFn = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc,
+                                            CUpti_BuffersCallbackCompleteFunc);
+using EnableFn = CUptiResult (*)(CUpti_ActivityKind);
+using FlushAllFn = CUptiResult (*)(uint32_t);
+using NextRecordFn = CUptiResult (*)(uint8_t*, size_t, CUpti_Activity**);
+using DeviceGetNameFn = int (*)(char*, int, int);
+
+struct Cupti {
+  RegisterCallbacksFn register_callbacks = nullptr;
+  EnableFn enable = nullptr;
+  FlushAllFn flush_all = nullptr;
+  NextRecordFn next_record = nullptr;
+};
+
+constexpr size_t kBufferBytes = 8u << 20;
+
+std::mutex g_mu;
+FILE* g_out = nullptr;
+Cupti g_cupti;
+std::set<uint32_t> g_devices;
+
+void write_error(const std::string& message) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_out) {
+    std::fprintf(g_out, "error\t%s\n", message.c_str());
+    std::fflush(g_out);
+  }
+  std::fprintf(stderr, "seer profile: %s\n", message.c_str());
+}
+
+// Kernel names are mangled C++ or a library's own text; tabs and line ends would break a line.
+std::string one_field(const char* s) {
+  std::string out = s ? s : "";
+  for (char& c : out) {
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  }
+  return out;
+}
+
+const char* copy_kind(uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    default:
+      return "other";
+  }
+}
+
+// Only the fields every kernel record version since 10 has at the same offsets (the kind,
+// times, device, grid, block, dynamic shared memory and name) are read.
+void write_record(const CUpti_Activity* r) {
+  switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
+      g_devices.insert(k->deviceId);
+      std::fprintf(g_out, "kernel\t%u\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%llu\t%s\n", k->deviceId,
+                   k->gridX, k->gridY, k->gridZ, k->blockX, k->blockY, k->blockZ,
+                   k->dynamicSharedMemory, static_cast<unsigned long long>(k->end - k->start),
+                   one_field(k->name).c_str());
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
+      g_devices.insert(m->deviceId);
+      std::fprintf(g_out, "memcpy\t%u\t%s\t%llu\t%llu\n", m->deviceId, copy_kind(m->copyKind),
+                   static_cast<unsigned long long>(m->bytes),
+                   static_cast<unsigned long long>(m->end - m->start));
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
+      g_devices.insert(m->deviceId);
+      std::fprintf(g_out, "memset\t%u\t%llu\t%llu\n", m->deviceId,
+                   static_cast<unsigned long long>(m->bytes),
+                   static_cast<unsigned long long>(m->end - m->start));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    CUpti_Activity* record = nullptr;
+    while (g_out && g_cupti.next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
+      write_record(record);
+    }
+    if (g_out) std::fflush(g_out);
+  }
+  std::free(buffer);
+}
+
+void finish() {
+  if (!g_cupti.flush_all) return;
+  g_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_out) return;
+  auto device_name = reinterpret_cast<DeviceGetNameFn>(dlsym(RTLD_DEFAULT, "cuDeviceGetName"));
+  for (uint32_t d : g_devices) {
+    char name[256] = {};
+    if (device_name && device_name(name, sizeof name - 1, static_cast<int>(d)) == 0) {
+      std::fprintf(g_out, "device\t%u\t%s\n", d, one_field(name).c_str());
+    }
+  }
+  std::fprintf(g_out, "end\n");
+  std::fclose(g_out);
+  g_out = nullptr;
+}
+
+void* open_cupti() {
+  if (void* h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_GLOBAL)) return h;
+  const char* path = std::getenv("SEER_PROFILE_CUPTI");
+  if (path && *path) return dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  return nullptr;
+}
+
+template <typename Fn>
+bool resolve(void* lib, const char* name, Fn* out) {
+  *out = reinterpret_cast<Fn>(dlsym(lib, name));
+  return *out != nullptr;
+}
+
+int start() {
+  static std::once_flag once;
+  static int result = 0;
+  std::call_once(once, [] {
+    const char* dir = std::getenv("SEER_PROFILE_DIR");
+    if (!dir || !*dir) return;
+    const std::string path = std::string(dir) + "/records-" + std::to_string(getpid()) + ".tsv";
+    g_out = std::fopen(path.c_str(), "a");
+    if (!g_out) {
+      std::fprintf(stderr, "seer profile: cannot write %s: %s\n", path.c_str(),
+                   std::strerror(errno));
+      return;
+    }
+    void* lib = open_cupti();
+    if (!lib) {
+      write_error(std::string("cannot load CUPTI (libcupti.so.13): ") + dlerror());
+      return;
+    }
+    Cupti c;
+    if (!resolve(lib, "cuptiActivityRegisterCallbacks", &c.register_callbacks) ||
+        !resolve(lib, "cuptiActivityEnable", &c.enable) ||
+        !resolve(lib, "cuptiActivityFlushAll", &c.flush_all) ||
+        !resolve(lib, "cuptiActivityGetNextRecord", &c.next_record)) {
+      write_error("the CUPTI library lacks the activity API");
+      return;
+    }
+    if (CUptiResult r = c.register_callbacks(buffer_requested, buffer_completed)) {
+      write_error("cuptiActivityRegisterCallbacks failed: " + std::to_string(r));
+      return;
+    }
+    for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                    CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+      if (CUptiResult r = c.enable(kind)) {
+        write_error("cuptiActivityEnable(" + std::to_string(kind) +
+                    ") failed: " + std::to_string(r));
+        return;
+      }
+    }
+    g_cupti = c;
+    std::atexit(finish);
+    result = 1;
+  });
+  return result;
+}
+
+}  // namespace
+
+// The CUDA driver's injection entry point (CUDA_INJECTION64_PATH); 1 means success.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) { return start(); }

@@ -1,0 +1,89 @@
+// What `seer profile` recorded: the files libseer_profiler.so writes in a real-GPU run
+// (interposer/profiler/README.md has the line format), read and turned into kernel database
+// entries.
+//
+// Kernel names are demangled, as Seer names kernels everywhere (CUPTI gives mangled symbols).
+// Entries: one per (GPU model, kernel name, grid, block, dynamic shared memory). The duration is
+// the mean of the launches' durations rounded to nearest (at least 1 ns) and `samples` their
+// count; `source` is "seer profile". Memcpy and memset records are counted for the summary; the
+// database holds kernels only.
+//
+// GPU model: `gpu_override` when given (a catalog name); otherwise the catalog GPU whose
+// marketing name (what cudaGetDeviceProperties reports) equals the device's name.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "seer/runtime/kernel_db.h"
+
+namespace seer::rt {
+
+class ProfileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ProfileKernelTotal {
+  std::string kernel;
+  uint64_t launches = 0;
+  int64_t total_ns = 0;
+};
+
+struct ProfileCopyTotal {
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  int64_t total_ns = 0;
+};
+
+class ProfileRecords {
+ public:
+  // Reads one process' records; throws ProfileError ("NAME:LINE: ...") on a malformed line.
+  void add(const std::string& text, const std::string& name);
+  void add_file(const std::string& path);
+
+  // The database of what was read. Throws ProfileError when a device's name is not in the
+  // catalog and no override was given, or when the override is not a catalog GPU.
+  KernelDb database(const std::optional<std::string>& gpu_override) const;
+
+  uint64_t kernel_launches() const { return kernel_launches_; }
+  int64_t kernel_ns() const { return kernel_ns_; }
+  size_t processes() const { return processes_; }
+  size_t processes_ended() const { return processes_ended_; }
+  const std::vector<std::string>& errors() const { return errors_; }
+  const std::map<std::string, ProfileCopyTotal>& copies() const { return copies_; }  // by kind
+  const ProfileCopyTotal& memsets() const { return memsets_; }
+  // Device names seen, each once.
+  std::vector<std::string> device_names() const;
+  // Kernels by total time, largest first (at most `n`).
+  std::vector<ProfileKernelTotal> top_kernels(size_t n) const;
+
+ private:
+  struct Launch {
+    size_t process;
+    uint32_t device;
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t shmem;
+    int64_t duration_ns;
+    std::string name;
+  };
+  std::string gpu_of(size_t process, uint32_t device,
+                     const std::optional<std::string>& gpu_override) const;
+
+  std::vector<Launch> launches_;
+  std::map<std::pair<size_t, uint32_t>, std::string> device_names_;  // (process, device) -> name
+  std::map<std::string, ProfileCopyTotal> copies_;
+  ProfileCopyTotal memsets_;
+  std::vector<std::string> errors_;
+  uint64_t kernel_launches_ = 0;
+  int64_t kernel_ns_ = 0;
+  size_t processes_ = 0;
+  size_t processes_ended_ = 0;
+};
+
+}  // namespace seer::rt

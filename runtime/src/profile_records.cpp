@@ -1,0 +1,208 @@
+#include "seer/runtime/profile_records.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "seer/simcore/gpu_spec.h"
+
+namespace seer::rt {
+namespace {
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t begin = 0;
+  while (true) {
+    const size_t tab = line.find('\t', begin);
+    fields.push_back(
+        line.substr(begin, tab == std::string::npos ? std::string::npos : tab - begin));
+    if (tab == std::string::npos) return fields;
+    begin = tab + 1;
+  }
+}
+
+template <typename T>
+T number(const std::string& field, const std::string& where, const char* what) {
+  T value{};
+  const char* end = field.data() + field.size();
+  auto [ptr, ec] = std::from_chars(field.data(), end, value);
+  if (ec != std::errc() || ptr != end || field.empty()) {
+    throw ProfileError(where + ": " + what + " is not a number: '" + field + "'");
+  }
+  return value;
+}
+
+// Seer names kernels as the demangler prints them (and keys the database so); CUPTI gives the
+// mangled symbol. Names that are not mangled C++ stay as they are.
+std::string demangled(const std::string& name) {
+  int status = 0;
+  char* text = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && text ? text : name;
+  std::free(text);
+  return out;
+}
+
+std::string catalog_gpu_named(const std::string& device_name) {
+  for (const std::string& key : sim::gpu_catalog_names()) {
+    const std::optional<sim::GpuSpec> spec = sim::find_gpu(key);
+    if (spec && spec->marketing_name == device_name) return spec->name;
+  }
+  return {};
+}
+
+}  // namespace
+
+void ProfileRecords::add(const std::string& text, const std::string& name) {
+  const size_t process = processes_++;
+  std::istringstream in(text);
+  std::string line;
+  size_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    const std::string where = name + ":" + std::to_string(lineno);
+    const std::vector<std::string> f = split_tabs(line);
+    const std::string& tag = f[0];
+    auto need = [&](size_t n) {
+      if (f.size() != n) {
+        throw ProfileError(where + ": a '" + tag + "' line has " + std::to_string(f.size()) +
+                           " fields, not " + std::to_string(n));
+      }
+    };
+    if (tag == "kernel") {
+      need(11);
+      Launch l{};
+      l.process = process;
+      l.device = number<uint32_t>(f[1], where, "device");
+      for (int i = 0; i < 3; ++i) {
+        l.grid[i] = number<uint32_t>(f[2 + i], where, "grid");
+        l.block[i] = number<uint32_t>(f[5 + i], where, "block");
+        if (l.grid[i] == 0 || l.block[i] == 0) throw ProfileError(where + ": a zero dimension");
+      }
+      l.shmem = number<uint32_t>(f[8], where, "shared memory");
+      l.duration_ns = number<int64_t>(f[9], where, "duration");
+      if (l.duration_ns < 0) throw ProfileError(where + ": a negative duration");
+      l.name = demangled(f[10]);
+      if (l.name.empty()) throw ProfileError(where + ": a kernel without a name");
+      ++kernel_launches_;
+      kernel_ns_ += l.duration_ns;
+      launches_.push_back(std::move(l));
+    } else if (tag == "memcpy") {
+      need(5);
+      ProfileCopyTotal& c = copies_[f[2]];
+      ++c.count;
+      c.bytes += number<uint64_t>(f[3], where, "bytes");
+      c.total_ns += number<int64_t>(f[4], where, "duration");
+    } else if (tag == "memset") {
+      need(4);
+      ++memsets_.count;
+      memsets_.bytes += number<uint64_t>(f[2], where, "bytes");
+      memsets_.total_ns += number<int64_t>(f[3], where, "duration");
+    } else if (tag == "device") {
+      need(3);
+      device_names_[{process, number<uint32_t>(f[1], where, "device")}] = f[2];
+    } else if (tag == "error") {
+      errors_.push_back(name + ": " + (f.size() > 1 ? f[1] : std::string("(no message)")));
+    } else if (tag == "end") {
+      ++processes_ended_;
+    } else {
+      throw ProfileError(where + ": unknown record '" + tag + "'");
+    }
+  }
+}
+
+void ProfileRecords::add_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw ProfileError("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  add(ss.str(), path);
+}
+
+std::string ProfileRecords::gpu_of(size_t process, uint32_t device,
+                                   const std::optional<std::string>& gpu_override) const {
+  if (gpu_override) {
+    const std::optional<sim::GpuSpec> spec = sim::find_gpu(*gpu_override);
+    if (!spec) throw ProfileError("unknown GPU model '" + *gpu_override + "'");
+    return spec->name;
+  }
+  auto it = device_names_.find({process, device});
+  if (it == device_names_.end()) {
+    throw ProfileError("the name of device " + std::to_string(device) +
+                       " was not recorded (the process did not exit normally); name the GPU "
+                       "model with --gpu-model");
+  }
+  const std::string gpu = catalog_gpu_named(it->second);
+  if (gpu.empty()) {
+    throw ProfileError("device '" + it->second +
+                       "' is not a GPU of Seer's catalog; name the closest with --gpu-model");
+  }
+  return gpu;
+}
+
+KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override) const {
+  struct Sum {
+    int64_t total = 0;
+    uint32_t count = 0;
+  };
+  using Key = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                         uint32_t, uint32_t>;
+  std::map<Key, Sum> sums;
+  std::map<std::pair<size_t, uint32_t>, std::string> gpus;
+  for (const Launch& l : launches_) {
+    auto g = gpus.find({l.process, l.device});
+    if (g == gpus.end()) {
+      g = gpus.emplace(std::make_pair(l.process, l.device),
+                       gpu_of(l.process, l.device, gpu_override))
+              .first;
+    }
+    Sum& s = sums[Key{g->second, l.name, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                      l.block[2], l.shmem}];
+    s.total += l.duration_ns;
+    ++s.count;
+  }
+  KernelDb db;
+  for (const auto& [key, sum] : sums) {
+    KernelDbEntry e;
+    std::tie(e.gpu, e.kernel, e.grid_x, e.grid_y, e.grid_z, e.block_x, e.block_y, e.block_z,
+             e.shmem) = key;
+    e.duration_ns = std::max<int64_t>(1, (sum.total + sum.count / 2) / sum.count);
+    e.samples = sum.count;
+    e.source = "seer profile";
+    db.put(std::move(e));
+  }
+  return db;
+}
+
+std::vector<std::string> ProfileRecords::device_names() const {
+  std::set<std::string> names;
+  for (const auto& [where, name] : device_names_) names.insert(name);
+  return {names.begin(), names.end()};
+}
+
+std::vector<ProfileKernelTotal> ProfileRecords::top_kernels(size_t n) const {
+  std::map<std::string, ProfileKernelTotal> by_name;
+  for (const Launch& l : launches_) {
+    ProfileKernelTotal& t = by_name[l.name];
+    t.kernel = l.name;
+    ++t.launches;
+    t.total_ns += l.duration_ns;
+  }
+  std::vector<ProfileKernelTotal> out;
+  for (const auto& [name, t] : by_name) out.push_back(t);
+  std::sort(out.begin(), out.end(), [](const ProfileKernelTotal& a, const ProfileKernelTotal& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.kernel < b.kernel;
+  });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+}  // namespace seer::rt

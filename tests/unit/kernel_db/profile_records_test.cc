@@ -1,0 +1,149 @@
+// seer profile's records (runtime/include/seer/runtime/profile_records.h): parsing, errors that
+// name the line, aggregation into database entries, demangling, GPU models.
+#include "seer/runtime/profile_records.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace seer::rt {
+namespace {
+
+// Two launches of scale (mangled, as CUPTI names it) at one geometry, one at another, a kernel
+// with shared memory, copies, a memset, and the device's name.
+constexpr const char* kProcessA =
+    "kernel\t0\t8192\t1\t1\t256\t1\t1\t0\t14000\t_Z5scalePfmf\n"
+    "kernel\t0\t8192\t1\t1\t256\t1\t1\t0\t14003\t_Z5scalePfmf\n"
+    "kernel\t0\t4096\t1\t1\t256\t1\t1\t0\t9000\t_Z5scalePfmf\n"
+    "kernel\t0\t132\t1\t1\t128\t1\t1\t4096\t5000\tmy_c_kernel\n"
+    "memcpy\t0\tHtoD\t1048576\t40000\n"
+    "memcpy\t0\tHtoD\t1048576\t40000\n"
+    "memcpy\t0\tDtoH\t4096\t3000\n"
+    "memset\t0\t65536\t1500\n"
+    "device\t0\tNVIDIA H100 80GB HBM3\n"
+    "end\n";
+
+const KernelDbEntry* find(const KernelDb& db, const std::string& kernel, uint32_t grid) {
+  for (const KernelDbEntry& e : db.entries()) {
+    if (e.kernel == kernel && e.grid_x == grid) return &e;
+  }
+  return nullptr;
+}
+
+TEST(ProfileRecords, LaunchesOfOneGeometryBecomeOneEntryWithTheirMeanAndCount) {
+  ProfileRecords r;
+  r.add(kProcessA, "a");
+  EXPECT_EQ(r.processes(), 1u);
+  EXPECT_EQ(r.processes_ended(), 1u);
+  EXPECT_EQ(r.kernel_launches(), 4u);
+  EXPECT_EQ(r.kernel_ns(), 14000 + 14003 + 9000 + 5000);
+  const KernelDb db = r.database(std::nullopt);
+  ASSERT_EQ(db.size(), 3u);
+  const KernelDbEntry* big = find(db, "scale(float*, unsigned long, float)", 8192);
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->gpu, "H100-SXM-80GB");
+  EXPECT_EQ(big->duration_ns, 14002);  // (14000 + 14003) / 2 rounded to nearest
+  EXPECT_EQ(big->samples, 2u);
+  EXPECT_EQ(big->block_x, 256u);
+  EXPECT_EQ(big->source, "seer profile");
+  const KernelDbEntry* small = find(db, "scale(float*, unsigned long, float)", 4096);
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(small->duration_ns, 9000);
+  const KernelDbEntry* c = find(db, "my_c_kernel", 132);  // not mangled: kept as it is
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->shmem, 4096u);
+  EXPECT_EQ(c->block_x, 128u);
+}
+
+TEST(ProfileRecords, CopiesAndMemsetsAreCountedByKind) {
+  ProfileRecords r;
+  r.add(kProcessA, "a");
+  ASSERT_EQ(r.copies().size(), 2u);
+  EXPECT_EQ(r.copies().at("HtoD").count, 2u);
+  EXPECT_EQ(r.copies().at("HtoD").bytes, 2u << 20);
+  EXPECT_EQ(r.copies().at("HtoD").total_ns, 80000);
+  EXPECT_EQ(r.copies().at("DtoH").bytes, 4096u);
+  EXPECT_EQ(r.memsets().count, 1u);
+  EXPECT_EQ(r.memsets().bytes, 65536u);
+  const auto top = r.top_kernels(1);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].kernel, "scale(float*, unsigned long, float)");
+  EXPECT_EQ(top[0].launches, 3u);
+  EXPECT_EQ(top[0].total_ns, 37003);
+}
+
+TEST(ProfileRecords, ProcessesOfOneJobPoolTheirLaunches) {
+  ProfileRecords r;
+  r.add(kProcessA, "a");
+  r.add(
+      "kernel\t1\t8192\t1\t1\t256\t1\t1\t0\t14009\t_Z5scalePfmf\n"
+      "device\t1\tNVIDIA H100 80GB HBM3\nend\n",
+      "b");
+  const KernelDb db = r.database(std::nullopt);
+  const KernelDbEntry* big = find(db, "scale(float*, unsigned long, float)", 8192);
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->samples, 3u);
+  EXPECT_EQ(big->duration_ns, 14004);  // 42012 / 3
+  EXPECT_EQ(r.device_names(), std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
+}
+
+TEST(ProfileRecords, TheGpuModelComesFromTheDeviceNameOrTheOverride) {
+  ProfileRecords r;
+  r.add("kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\tk\ndevice\t0\tNVIDIA A100-SXM4-80GB\n", "a");
+  EXPECT_EQ(r.database(std::nullopt).entries().at(0).gpu, "A100-SXM-80GB");
+  EXPECT_EQ(r.database(std::string("h100-sxm-80gb")).entries().at(0).gpu, "H100-SXM-80GB");
+  EXPECT_THROW(r.database(std::string("no-such-gpu")), ProfileError);
+
+  ProfileRecords unknown;
+  unknown.add("kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\tk\ndevice\t0\tNVIDIA GeForce GT 710\n", "u");
+  try {
+    unknown.database(std::nullopt);
+    FAIL() << "an unknown device must be an error";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("--gpu-model"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(unknown.database(std::string("A100-SXM-80GB")).size(), 1u);
+
+  ProfileRecords cut_short;  // killed before it wrote the device names
+  cut_short.add("kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\tk\n", "c");
+  EXPECT_EQ(cut_short.processes_ended(), 0u);
+  EXPECT_THROW(cut_short.database(std::nullopt), ProfileError);
+}
+
+TEST(ProfileRecords, MalformedLinesAreErrorsNamingTheFileAndLine) {
+  const char* bad[] = {
+      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\n",                     // a field missing
+      "kernel\t0\tx\t1\t1\t32\t1\t1\t0\t3000\tk\n",                  // not a number
+      "kernel\t0\t0\t1\t1\t32\t1\t1\t0\t3000\tk\n",                  // a zero grid
+      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t-5\tk\n",                    // a negative duration
+      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\t\n",                   // no name
+      "memcpy\t0\tHtoD\t12\n",                                       // a field missing
+      "launch\t0\n",                                                 // unknown record
+      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t99999999999999999999\tk\n",  // out of range
+  };
+  for (const char* text : bad) {
+    ProfileRecords r;
+    try {
+      r.add(std::string("end\n") + text, "rec.tsv");
+      FAIL() << "accepted: " << text;
+    } catch (const ProfileError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("rec.tsv:2: ", 0), 0u) << e.what();
+    }
+  }
+}
+
+TEST(ProfileRecords, ErrorsTheRecorderWroteAreKept) {
+  ProfileRecords r;
+  r.add("error\tcannot load CUPTI (libcupti.so.13): not found\n", "p.tsv");
+  ASSERT_EQ(r.errors().size(), 1u);
+  EXPECT_EQ(r.errors()[0], "p.tsv: cannot load CUPTI (libcupti.so.13): not found");
+  EXPECT_EQ(r.database(std::nullopt).size(), 0u);
+}
+
+TEST(ProfileRecords, UnreadableFileIsAnError) {
+  ProfileRecords r;
+  EXPECT_THROW(r.add_file("/nonexistent/records-1.tsv"), ProfileError);
+}
+
+}  // namespace
+}  // namespace seer::rt
