@@ -270,19 +270,46 @@ std::string premul_scalar(int op, ncclDataType_t type) {
   return s.value;
 }
 
+// Send/recv parts are judged per rank and group (PAYLOAD.md): a group's sends on one communicator
+// are one input, its receives one output, each carried only if its total is within the limit, as
+// ncclAllToAll judges its whole buffers. Whether a part takes part in the session's matching
+// still depends only on the part itself (count and datatype, which both sides agree on), so
+// the two sides of every pair are matched even when only one of them carries bytes.
+namespace {
+struct P2pTotals {
+  uint64_t sent = 0;
+  uint64_t received = 0;
+};
+}  // namespace
+
 void attach_payloads(std::vector<Deferred>& calls) {
   client::Payload& payload = client::Payload::instance();
   const uint64_t limit = payload.max_bytes();
   if (limit == 0) return;
+  std::map<const Comm*, P2pTotals> p2p;
+  for (const Deferred& d : calls) {
+    if (d.kind != Deferred::kColl) continue;
+    const uint64_t one = d.part.count() * static_cast<uint64_t>(d.part.type_bytes());
+    if (d.part.kind() == wire::COLL_SEND) p2p[d.comm].sent += one;
+    if (d.part.kind() == wire::COLL_RECV) p2p[d.comm].received += one;
+  }
   std::vector<Deferred*> carrying;
   for (Deferred& d : calls) {
     if (d.kind != Deferred::kColl || d.comm->nranks < 1) continue;
     wire::CollPart& p = d.part;
     const uint64_t one = p.count() * static_cast<uint64_t>(p.type_bytes());
-    // The same decision on every rank: it depends only on the call's arguments.
+    // Whether a part is matched at all is the same on every rank (and on both sides of a
+    // send/recv): it depends only on the call's arguments.
     const uint64_t largest = per_rank_blocks(p.kind()) ? one * d.comm->nranks : one;
     if (largest > limit) continue;
     p.set_payload(true);
+    if (p.kind() == wire::COLL_SEND || p.kind() == wire::COLL_RECV) {
+      const P2pTotals& t = p2p[d.comm];
+      if ((p.kind() == wire::COLL_SEND ? t.sent : t.received) > limit) {
+        p.set_withheld(true);
+        continue;
+      }
+    }
     const uint64_t in = input_bytes(p, d.comm->rank, d.comm->nranks);
     if (in && d.sendbuff) p.set_input(payload.read(d.sendbuff, in));
     if (p.redop() >= ncclNumOps)

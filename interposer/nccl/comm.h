@@ -48,7 +48,8 @@ ncclResult_t run_group(client::ThreadState& ts);
 ncclResult_t finish_pending(client::ThreadState& ts, Comm* c);
 
 // Small collectives carry the program's bytes: reads each op's input and registers its output
-// (every input of the group is read before any output is registered).
+// (every input of the group is read before any output is registered). Send/recv parts carry
+// bytes only while the group's sends (receives) on their communicator total at most the limit.
 void attach_payloads(std::vector<Deferred>& calls);
 // The scalar of a ncclRedOpCreatePreMulSum operation, for the payload.
 void remember_premul_scalar(ncclRedOp_t op, const void* scalar, ncclDataType_t type,

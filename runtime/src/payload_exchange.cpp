@@ -113,10 +113,14 @@ std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, in
               std::to_string(sender) + " to rank " + std::to_string(receiver) +
               " disagree on count or datatype";
     }
+    // Either side may withhold its bytes (its group is over the limit): a receiver that waits
+    // for them gets an empty result and keeps what its buffer held.
     if (p.recv.part.result_id()) {
       const int bytes = payload::element_bytes(p.recv.part.datatype());
       results.push_back({p.recv.client, p.recv.part.result_id(),
-                         slice(p.send.part.input(), 0, p.recv.part.count(), bytes)});
+                         p.send.part.withheld()
+                             ? std::string()
+                             : slice(p.send.part.input(), 0, p.recv.part.count(), bytes)});
     }
     p2p_.erase(key);
     return results;

@@ -19,7 +19,9 @@ struct PayloadResult {
 
 // Computes what small collectives produce (interposer/client/PAYLOAD.md). Participants are
 // matched per communicator by call order (send/recv per ordered rank pair), as NCCL matches them;
-// when the last one has submitted, every rank's output is computed from the inputs.
+// when the last one has submitted, every rank's output is computed from the inputs. A withheld
+// send (CollPart.withheld) still matches its recv, which then gets an empty result (its buffer
+// keeps its bytes); a recv without a result id drops what its send carried.
 class PayloadExchange {
  public:
   // One payload-carrying part of `rank`'s collective on `comm` (of `nranks` ranks). Returns the

@@ -1,6 +1,7 @@
 // Reads back what copies, memsets and small collectives produce (interposer/client/PAYLOAD.md):
 // every rank fills device buffers from distinct host values, runs collectives, copies the results
-// back and checks them. A large buffer stays payload-free (zeros, and no resident memory).
+// back and checks them. Grouped send/recv carries bytes only while the group's sends (receives)
+// stay within the limit in all. A large buffer stays payload-free (zeros, no resident memory).
 // With "late", rank 0 first waits for 5 ms of its own GPU work, so the others wait for its data
 // while simulated time must move past them.
 // usage: mpirun -np 4 payload [late]   (prints "RESULT errors_rank<r> N", "RESULT
@@ -9,6 +10,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +46,15 @@ std::vector<T> to_host(const T* d, size_t n) {
   std::vector<T> host(n);
   cudaMemcpy(host.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
   return host;
+}
+
+// A host-to-device copy in pieces within the payload limit, so that every byte is real.
+template <typename T>
+void in_pieces(T* d, const std::vector<T>& host) {
+  const size_t piece = (size_t{512} << 10) / sizeof(T);
+  for (size_t at = 0; at < host.size(); at += piece)
+    cudaMemcpy(d + at, host.data() + at, std::min(piece, host.size() - at) * sizeof(T),
+               cudaMemcpyHostToDevice);
 }
 
 long rss_kib() {
@@ -154,6 +165,80 @@ int main(int argc, char** argv) {
   std::vector<int> want_recv(kCount);
   for (int i = 0; i < kCount; ++i) want_recv[i] = ((r + n - 1) % n) * 1000 + i;
   expect_eq("sendrecv", to_host(recv, kCount), want_recv);
+
+  // Grouped send/recv all-to-all as nccl-tests builds it: every part is judged with the rank's
+  // other parts of the group (the sends together, the receives together, PAYLOAD.md). Below
+  // the limit in all, the bytes arrive.
+  std::vector<int> a2a(n * kCount);
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i < kCount; ++i) a2a[q * kCount + i] = r * 100000 + q * 1000 + i;
+  int* a2a_in = to_device(a2a);
+  int* a2a_out = nullptr;
+  cudaMalloc(&a2a_out, n * kCount * sizeof(int));
+  ncclGroupStart();
+  for (int q = 0; q < n; ++q) {
+    ncclSend(a2a_in + q * kCount, kCount, ncclInt32, q, comm, s);
+    ncclRecv(a2a_out + q * kCount, kCount, ncclInt32, q, comm, s);
+  }
+  ncclGroupEnd();
+  std::vector<int> want_a2a(n * kCount);
+  for (int q = 0; q < n; ++q)
+    for (int i = 0; i < kCount; ++i) want_a2a[q * kCount + i] = q * 100000 + r * 1000 + i;
+  expect_eq("grouped_alltoall", to_host(a2a_out, n * kCount), want_a2a);
+
+  // Each part within the 1 MiB limit, but every rank sends (and receives) 768 KiB x n in all:
+  // nothing is carried, the receive buffers keep their bytes (-1) as after a payload-free
+  // ncclAllToAll of that size.
+  const int block = 768 * 1024 / 4;
+  std::vector<int> big_blocks(static_cast<size_t>(n) * block);
+  for (size_t i = 0; i < big_blocks.size(); ++i)
+    big_blocks[i] = r * 100000 + static_cast<int>(i % 1000);
+  const std::vector<int> sentinel(static_cast<size_t>(n) * block, -1);
+  int* big_in = nullptr;
+  int* big_out = nullptr;
+  cudaMalloc(&big_in, big_blocks.size() * sizeof(int));
+  cudaMalloc(&big_out, big_blocks.size() * sizeof(int));
+  in_pieces(big_in, big_blocks);
+  in_pieces(big_out, sentinel);
+  ncclGroupStart();
+  for (int q = 0; q < n; ++q) {
+    ncclSend(big_in + static_cast<size_t>(q) * block, block, ncclInt32, q, comm, s);
+    ncclRecv(big_out + static_cast<size_t>(q) * block, block, ncclInt32, q, comm, s);
+  }
+  ncclGroupEnd();
+  expect_eq("grouped_alltoall_over_limit", to_host(big_out, sentinel.size()), sentinel);
+
+  // The two sides of a pair disagree (n >= 3): rank 0 sends a block to every other rank and
+  // receives one from each (over the limit in all, so withheld), while each other rank sends and
+  // receives one block (within the limit). Neither direction carries bytes, nobody waits for
+  // ever, and the next small exchange between the same ranks is matched to itself.
+  in_pieces(big_out, sentinel);
+  ncclGroupStart();
+  if (r == 0) {
+    for (int q = 1; q < n; ++q) {
+      ncclSend(big_in, block, ncclInt32, q, comm, s);
+      ncclRecv(big_out + static_cast<size_t>(q) * block, block, ncclInt32, q, comm, s);
+    }
+  } else {
+    ncclSend(big_in, block, ncclInt32, 0, comm, s);
+    ncclRecv(big_out, block, ncclInt32, 0, comm, s);
+  }
+  ncclGroupEnd();
+  expect_eq("one_side_over_limit", to_host(big_out, sentinel.size()), sentinel);
+  cudaMemset(a2a_out, 0, n * kCount * sizeof(int));
+  ncclGroupStart();
+  for (int q = 0; q < n; ++q) {
+    if ((r == 0) == (q == 0)) continue;  // rank 0 with every other rank
+    ncclSend(a2a_in + q * kCount, kCount, ncclInt32, q, comm, s);
+    ncclRecv(a2a_out + q * kCount, kCount, ncclInt32, q, comm, s);
+  }
+  ncclGroupEnd();
+  std::vector<int> want_after = want_a2a;
+  for (int q = 0; q < n; ++q) {
+    if ((r == 0) == (q == 0))
+      std::fill(want_after.begin() + q * kCount, want_after.begin() + (q + 1) * kCount, 0);
+  }
+  expect_eq("after_one_side_over_limit", to_host(a2a_out, n * kCount), want_after);
 
   // A large buffer stays payload-free: it reads back zeros and costs no resident memory.
   const long rss_before = rss_kib();

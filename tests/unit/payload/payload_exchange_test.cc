@@ -99,6 +99,45 @@ TEST(PayloadExchange, SendRecvPairsPerOrderedRankPair) {
   EXPECT_EQ(error, "");
 }
 
+// Send/recv parts of a group over the limit are withheld (PAYLOAD.md): still matched, so that
+// only one side carrying bytes never shifts later pairs, and never leaving a receiver waiting.
+TEST(PayloadExchange, WithheldSendGivesTheReceiverAnEmptyResult) {
+  PayloadExchange x;
+  std::string error;
+  EXPECT_TRUE(x.submit(1, 3, 2, 1, part(wire::COLL_RECV, 1, 0, "", 51), error).empty());
+  wire::CollPart withheld = part(wire::COLL_SEND, 1, 1, "", 0);
+  withheld.set_withheld(true);
+  auto r = x.submit(0, 3, 2, 0, withheld, error);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].client, 1);
+  EXPECT_EQ(r[0].id, 51u);
+  EXPECT_EQ(r[0].bytes, "");  // the receiver keeps what its buffer held
+  // The next pair of the same ranks carries bytes on both sides and is matched to itself.
+  EXPECT_TRUE(x.submit(0, 3, 2, 0, part(wire::COLL_SEND, 1, 1, ints({7}), 0), error).empty());
+  r = x.submit(1, 3, 2, 1, part(wire::COLL_RECV, 1, 0, "", 52), error);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].id, 52u);
+  EXPECT_EQ(r[0].bytes, ints({7}));
+  EXPECT_EQ(error, "");
+  EXPECT_TRUE(x.describe_waiting().empty());
+}
+
+TEST(PayloadExchange, WithheldRecvDropsWhatItsSendCarried) {
+  PayloadExchange x;
+  std::string error;
+  EXPECT_TRUE(x.submit(0, 3, 2, 0, part(wire::COLL_SEND, 1, 1, ints({5}), 0), error).empty());
+  EXPECT_TRUE(x.submit(0, 3, 2, 0, part(wire::COLL_SEND, 1, 1, ints({6}), 0), error).empty());
+  wire::CollPart withheld = part(wire::COLL_RECV, 1, 0, "", 0);
+  withheld.set_withheld(true);
+  EXPECT_TRUE(x.submit(1, 3, 2, 1, withheld, error).empty());
+  const auto r = x.submit(1, 3, 2, 1, part(wire::COLL_RECV, 1, 0, "", 61), error);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].id, 61u);
+  EXPECT_EQ(r[0].bytes, ints({6}));
+  EXPECT_EQ(error, "");
+  EXPECT_TRUE(x.describe_waiting().empty());
+}
+
 TEST(PayloadExchange, DisagreementAndMissingRanksAreDescribed) {
   PayloadExchange x;
   std::string error;
