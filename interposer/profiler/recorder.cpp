@@ -4,10 +4,13 @@
 // $SEER_PROFILE_DIR/records-PID.tsv as buffers complete and at exit (format: README.md).
 // It links nothing of Seer's: CUPTI is opened by name at run time.
 
+#include "recorder.h"
+
 #include <cupti_activity.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +26,8 @@ using RegisterCallbacksFn = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc,
 using EnableFn = CUptiResult (*)(CUpti_ActivityKind);
 using FlushAllFn = CUptiResult (*)(uint32_t);
 using NextRecordFn = CUptiResult (*)(uint8_t*, size_t, CUpti_Activity**);
+using PushExternalFn = CUptiResult (*)(CUpti_ExternalCorrelationKind, uint64_t);
+using PopExternalFn = CUptiResult (*)(CUpti_ExternalCorrelationKind, uint64_t*);
 using DeviceGetNameFn = int (*)(char*, int, int);
 
 struct Cupti {
@@ -30,7 +35,12 @@ struct Cupti {
   EnableFn enable = nullptr;
   FlushAllFn flush_all = nullptr;
   NextRecordFn next_record = nullptr;
+  PushExternalFn push_external = nullptr;
+  PopExternalFn pop_external = nullptr;
 };
+
+// Library calls are marked with external correlation ids of this kind (Kineto uses CUSTOM0/1).
+constexpr CUpti_ExternalCorrelationKind kLibraryKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
 
 constexpr size_t kBufferBytes = 8u << 20;
 
@@ -38,6 +48,8 @@ std::mutex g_mu;
 FILE* g_out = nullptr;
 Cupti g_cupti;
 std::set<uint32_t> g_devices;
+std::atomic<bool> g_active{false};
+std::atomic<uint64_t> g_next_library_call{1};
 
 void write_error(const std::string& message) {
   std::lock_guard<std::mutex> lock(g_mu);
@@ -82,10 +94,10 @@ void write_record(const CUpti_Activity* r) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
       g_devices.insert(k->deviceId);
-      std::fprintf(g_out, "kernel\t%u\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%llu\t%s\n", k->deviceId,
+      std::fprintf(g_out, "kernel\t%u\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%llu\t%u\t%s\n", k->deviceId,
                    k->gridX, k->gridY, k->gridZ, k->blockX, k->blockY, k->blockZ,
                    k->dynamicSharedMemory, static_cast<unsigned long long>(k->end - k->start),
-                   one_field(k->name).c_str());
+                   k->correlationId, one_field(k->name).c_str());
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -102,6 +114,14 @@ void write_record(const CUpti_Activity* r) {
       std::fprintf(g_out, "memset\t%u\t%llu\t%llu\n", m->deviceId,
                    static_cast<unsigned long long>(m->bytes),
                    static_cast<unsigned long long>(m->end - m->start));
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+      const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(r);
+      if (x->externalKind == kLibraryKind) {
+        std::fprintf(g_out, "external\t%llu\t%u\n", static_cast<unsigned long long>(x->externalId),
+                     x->correlationId);
+      }
       break;
     }
     default:
@@ -129,6 +149,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 
 void finish() {
   if (!g_cupti.flush_all) return;
+  g_active.store(false, std::memory_order_release);
   g_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard<std::mutex> lock(g_mu);
   if (!g_out) return;
@@ -179,7 +200,9 @@ int start() {
     if (!resolve(lib, "cuptiActivityRegisterCallbacks", &c.register_callbacks) ||
         !resolve(lib, "cuptiActivityEnable", &c.enable) ||
         !resolve(lib, "cuptiActivityFlushAll", &c.flush_all) ||
-        !resolve(lib, "cuptiActivityGetNextRecord", &c.next_record)) {
+        !resolve(lib, "cuptiActivityGetNextRecord", &c.next_record) ||
+        !resolve(lib, "cuptiActivityPushExternalCorrelationId", &c.push_external) ||
+        !resolve(lib, "cuptiActivityPopExternalCorrelationId", &c.pop_external)) {
       write_error("the CUPTI library lacks the activity API");
       return;
     }
@@ -187,8 +210,9 @@ int start() {
       write_error("cuptiActivityRegisterCallbacks failed: " + std::to_string(r));
       return;
     }
-    for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                    CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+    for (CUpti_ActivityKind kind :
+         {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+          CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
       if (CUptiResult r = c.enable(kind)) {
         write_error("cuptiActivityEnable(" + std::to_string(kind) +
                     ") failed: " + std::to_string(r));
@@ -197,12 +221,36 @@ int start() {
     }
     g_cupti = c;
     std::atexit(finish);
+    g_active.store(true, std::memory_order_release);
     result = 1;
   });
   return result;
 }
 
 }  // namespace
+
+namespace seer::profiler {
+
+uint64_t begin_library_call(const std::string& label, const std::string& params) {
+  if (!g_active.load(std::memory_order_acquire)) return 0;
+  const uint64_t id = g_next_library_call.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!g_out) return 0;
+    std::fprintf(g_out, "library\t%llu\t%s\t%s\n", static_cast<unsigned long long>(id),
+                 one_field(label.c_str()).c_str(), params.c_str());
+  }
+  g_cupti.push_external(kLibraryKind, id);
+  return id;
+}
+
+void end_library_call(uint64_t id) {
+  if (id == 0) return;
+  uint64_t popped = 0;
+  g_cupti.pop_external(kLibraryKind, &popped);
+}
+
+}  // namespace seer::profiler
 
 // The CUDA driver's injection entry point (CUDA_INJECTION64_PATH); 1 means success.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) { return start(); }

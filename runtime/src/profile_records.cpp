@@ -78,7 +78,7 @@ void ProfileRecords::add(const std::string& text, const std::string& name) {
       }
     };
     if (tag == "kernel") {
-      need(11);
+      need(12);
       Launch l{};
       l.process = process;
       l.device = number<uint32_t>(f[1], where, "device");
@@ -90,11 +90,20 @@ void ProfileRecords::add(const std::string& text, const std::string& name) {
       l.shmem = number<uint32_t>(f[8], where, "shared memory");
       l.duration_ns = number<int64_t>(f[9], where, "duration");
       if (l.duration_ns < 0) throw ProfileError(where + ": a negative duration");
-      l.name = demangled(f[10]);
+      l.correlation = number<uint32_t>(f[10], where, "correlation id");
+      l.name = demangled(f[11]);
       if (l.name.empty()) throw ProfileError(where + ": a kernel without a name");
       ++kernel_launches_;
       kernel_ns_ += l.duration_ns;
       launches_.push_back(std::move(l));
+    } else if (tag == "library") {
+      need(4);
+      if (f[2].empty()) throw ProfileError(where + ": a library call without a label");
+      library_calls_[{process, number<uint64_t>(f[1], where, "call id")}] = {f[2], f[3]};
+    } else if (tag == "external") {
+      need(3);
+      external_[{process, number<uint32_t>(f[2], where, "correlation id")}] =
+          number<uint64_t>(f[1], where, "call id");
     } else if (tag == "memcpy") {
       need(5);
       ProfileCopyTotal& c = copies_[f[2]];
@@ -157,16 +166,39 @@ KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override
                          uint32_t, uint32_t>;
   std::map<Key, Sum> sums;
   std::map<std::pair<size_t, uint32_t>, std::string> gpus;
-  for (const Launch& l : launches_) {
-    auto g = gpus.find({l.process, l.device});
+  auto gpu_for = [&](size_t process, uint32_t device) -> const std::string& {
+    auto g = gpus.find({process, device});
     if (g == gpus.end()) {
-      g = gpus.emplace(std::make_pair(l.process, l.device),
-                       gpu_of(l.process, l.device, gpu_override))
+      g = gpus.emplace(std::make_pair(process, device), gpu_of(process, device, gpu_override))
               .first;
     }
-    Sum& s = sums[Key{g->second, l.name, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+    return g->second;
+  };
+  struct CallTotal {
+    int64_t ns = 0;
+    std::string gpu;
+  };
+  std::map<std::pair<size_t, uint64_t>, CallTotal> calls;
+  for (const Launch& l : launches_) {
+    const std::string& gpu = gpu_for(l.process, l.device);
+    if (auto x = external_.find({l.process, l.correlation}); x != external_.end()) {
+      if (library_calls_.count({l.process, x->second})) {
+        CallTotal& c = calls[{l.process, x->second}];
+        c.ns += l.duration_ns;
+        c.gpu = gpu;
+        continue;
+      }
+    }
+    Sum& s = sums[Key{gpu, l.name, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
                       l.block[2], l.shmem}];
     s.total += l.duration_ns;
+    ++s.count;
+  }
+  std::map<std::tuple<std::string, std::string, std::string>, Sum> library_sums;
+  for (const auto& [id, total] : calls) {
+    const LibraryCall& call = library_calls_.at(id);
+    Sum& s = library_sums[{total.gpu, call.label, call.params}];
+    s.total += total.ns;
     ++s.count;
   }
   KernelDb db;
@@ -174,6 +206,14 @@ KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override
     KernelDbEntry e;
     std::tie(e.gpu, e.kernel, e.grid_x, e.grid_y, e.grid_z, e.block_x, e.block_y, e.block_z,
              e.shmem) = key;
+    e.duration_ns = std::max<int64_t>(1, (sum.total + sum.count / 2) / sum.count);
+    e.samples = sum.count;
+    e.source = "seer profile";
+    db.put(std::move(e));
+  }
+  for (const auto& [key, sum] : library_sums) {
+    KernelDbEntry e;
+    std::tie(e.gpu, e.kernel, e.library_params) = key;
     e.duration_ns = std::max<int64_t>(1, (sum.total + sum.count / 2) / sum.count);
     e.samples = sum.count;
     e.source = "seer profile";

@@ -72,6 +72,46 @@ TEST(SeerProfile, RecordedKernelsAreWhatALaterRunUses) {
       << fit.out;
 }
 
+// dp_train's GEMMs go through cublasGemmEx: the recorder's wrapper names each call as Seer's
+// cuBLAS does, so the database holds library entries (label and shape) that the H100 run looks
+// up, rather than the kernels cuBLAS chose.
+TEST(SeerProfile, CublasCallsBecomeLibraryEntriesThatALaterRunUses) {
+  Dir d;
+  const Result p =
+      seer({"run", "--quiet", "--host-time", "modeled", "--cluster", "dgx-a100", "--out",
+            d.file("a100"), "--", SEER_BIN, "profile", "--gpu-model", "H100-SXM-80GB", "--out",
+            d.file("db.kdb"), "--", DP_TRAIN, "--steps", "2"});
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_NE(p.out.find("kernel launches, 192 cuBLAS calls"), std::string::npos) << p.out;
+  const Result list = seer({"db", "list", d.file("db.kdb"), "--kernel", "cublasGemmEx"});
+  EXPECT_NE(list.out.find("cublasGemmEx [tf32] [m=1024,n=4096,k=512,batch=1] (seer profile)"),
+            std::string::npos)
+      << list.out;
+
+  const Result run =
+      seer({"run", "--quiet", "--host-time", "modeled", "--cluster", "dgx-h100", "--kernel-db",
+            d.file("db.kdb"), "--out", d.file("h100db"), "--", DP_TRAIN, "--steps", "2"});
+  ASSERT_EQ(run.code, 0) << run.out;
+  const Result model = seer({"run", "--quiet", "--host-time", "modeled", "--cluster", "dgx-h100",
+                             "--out", d.file("h100"), "--", DP_TRAIN, "--steps", "2"});
+  ASSERT_EQ(model.code, 0) << model.out;
+  const auto a100 = kernels_of(d.file("a100"));
+  const auto from_db = kernels_of(d.file("h100db"));
+  const auto modeled = kernels_of(d.file("h100"));
+  const std::string gemm = "cublasGemmEx [tf32]";
+  ASSERT_TRUE(a100.count(gemm)) << read(d.file("a100") + "/summary.json");
+  EXPECT_EQ(from_db.at(gemm), a100.at(gemm));
+  EXPECT_NE(modeled.at(gemm).second, a100.at(gemm).second);
+  const nlohmann::json s = nlohmann::json::parse(read(d.file("h100db") + "/summary.json"));
+  EXPECT_DOUBLE_EQ(s["time_sources"]["kernel_shares"]["database"].get<double>(), 1.0);
+
+  // The library model against those (A100) measurements, per GEMM family.
+  const Result fit = seer({"db", "fit", d.file("db.kdb")});
+  EXPECT_NE(fit.out.find("cublasGemmEx [tf32]                                9       192"),
+            std::string::npos)
+      << fit.out;
+}
+
 TEST(SeerProfile, ProfilingAgainMergesAndSizesBetweenInterpolate) {
   Dir d;
   ASSERT_EQ(profile_on_a100(d, "first").code, 0);

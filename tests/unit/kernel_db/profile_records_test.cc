@@ -6,16 +6,18 @@
 
 #include <string>
 
+#include "seer/simcore/gpu_spec.h"
+
 namespace seer::rt {
 namespace {
 
 // Two launches of scale (mangled, as CUPTI names it) at one geometry, one at another, a kernel
 // with shared memory, copies, a memset, and the device's name.
 constexpr const char* kProcessA =
-    "kernel\t0\t8192\t1\t1\t256\t1\t1\t0\t14000\t_Z5scalePfmf\n"
-    "kernel\t0\t8192\t1\t1\t256\t1\t1\t0\t14003\t_Z5scalePfmf\n"
-    "kernel\t0\t4096\t1\t1\t256\t1\t1\t0\t9000\t_Z5scalePfmf\n"
-    "kernel\t0\t132\t1\t1\t128\t1\t1\t4096\t5000\tmy_c_kernel\n"
+    "kernel\t0\t8192\t1\t1\t256\t1\t1\t0\t14000\t7\t_Z5scalePfmf\n"
+    "kernel\t0\t8192\t1\t1\t256\t1\t1\t0\t14003\t7\t_Z5scalePfmf\n"
+    "kernel\t0\t4096\t1\t1\t256\t1\t1\t0\t9000\t7\t_Z5scalePfmf\n"
+    "kernel\t0\t132\t1\t1\t128\t1\t1\t4096\t5000\t7\tmy_c_kernel\n"
     "memcpy\t0\tHtoD\t1048576\t40000\n"
     "memcpy\t0\tHtoD\t1048576\t40000\n"
     "memcpy\t0\tDtoH\t4096\t3000\n"
@@ -76,7 +78,7 @@ TEST(ProfileRecords, ProcessesOfOneJobPoolTheirLaunches) {
   ProfileRecords r;
   r.add(kProcessA, "a");
   r.add(
-      "kernel\t1\t8192\t1\t1\t256\t1\t1\t0\t14009\t_Z5scalePfmf\n"
+      "kernel\t1\t8192\t1\t1\t256\t1\t1\t0\t14009\t7\t_Z5scalePfmf\n"
       "device\t1\tNVIDIA H100 80GB HBM3\nend\n",
       "b");
   const KernelDb db = r.database(std::nullopt);
@@ -87,15 +89,45 @@ TEST(ProfileRecords, ProcessesOfOneJobPoolTheirLaunches) {
   EXPECT_EQ(r.device_names(), std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
 }
 
+TEST(ProfileRecords, KernelsOfACublasCallBecomeOneLibraryEntry) {
+  ProfileRecords r;
+  r.add(
+      "library\t1\tcublasGemmEx [bf16]\tm=4096,n=4096,k=4096,batch=1\n"
+      "library\t2\tcublasGemmEx [bf16]\tm=4096,n=4096,k=4096,batch=1\n"
+      "kernel\t0\t128\t1\t1\t256\t1\t1\t0\t100000\t11\tsm90_xmma_gemm_bf16\n"
+      "kernel\t0\t8\t1\t1\t256\t1\t1\t0\t2000\t12\tsplitk_reduce\n"  // call 1's second
+      "kernel\t0\t128\t1\t1\t256\t1\t1\t0\t104000\t13\tsm90_xmma_gemm_bf16\n"
+      "kernel\t0\t8\t1\t1\t32\t1\t1\t0\t3000\t14\t_Z5scalePfmf\n"
+      "external\t1\t11\nexternal\t1\t12\nexternal\t2\t13\n"
+      "external\t9\t14\n"  // an id no library line names: an ordinary kernel
+      "device\t0\tNVIDIA H100 80GB HBM3\nend\n",
+      "a");
+  EXPECT_EQ(r.library_calls(), 2u);
+  const KernelDb db = r.database(std::nullopt);
+  ASSERT_EQ(db.size(), 2u);
+  const KernelDbEntry* gemm = find(db, "cublasGemmEx [bf16]", 1);
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->library_params, "m=4096,n=4096,k=4096,batch=1");
+  EXPECT_EQ(gemm->duration_ns, 103000);  // (100000 + 2000 + 104000) / 2 calls
+  EXPECT_EQ(gemm->samples, 2u);
+  EXPECT_EQ(gemm->block_x, 1u);
+  // What the session asks for a GEMM of that shape.
+  EXPECT_EQ(db.lookup(*sim::find_gpu("H100-SXM-80GB"), "cublasGemmEx [bf16]", sim::LaunchGeometry{},
+                      "m=4096,n=4096,k=4096,batch=1"),
+            103000);
+  EXPECT_NE(find(db, "scale(float*, unsigned long, float)", 8), nullptr);
+}
+
 TEST(ProfileRecords, TheGpuModelComesFromTheDeviceNameOrTheOverride) {
   ProfileRecords r;
-  r.add("kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\tk\ndevice\t0\tNVIDIA A100-SXM4-80GB\n", "a");
+  r.add("kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\t7\tk\ndevice\t0\tNVIDIA A100-SXM4-80GB\n", "a");
   EXPECT_EQ(r.database(std::nullopt).entries().at(0).gpu, "A100-SXM-80GB");
   EXPECT_EQ(r.database(std::string("h100-sxm-80gb")).entries().at(0).gpu, "H100-SXM-80GB");
   EXPECT_THROW(r.database(std::string("no-such-gpu")), ProfileError);
 
   ProfileRecords unknown;
-  unknown.add("kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\tk\ndevice\t0\tNVIDIA GeForce GT 710\n", "u");
+  unknown.add("kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\t7\tk\ndevice\t0\tNVIDIA GeForce GT 710\n",
+              "u");
   try {
     unknown.database(std::nullopt);
     FAIL() << "an unknown device must be an error";
@@ -105,21 +137,23 @@ TEST(ProfileRecords, TheGpuModelComesFromTheDeviceNameOrTheOverride) {
   EXPECT_EQ(unknown.database(std::string("A100-SXM-80GB")).size(), 1u);
 
   ProfileRecords cut_short;  // killed before it wrote the device names
-  cut_short.add("kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\tk\n", "c");
+  cut_short.add("kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\t7\tk\n", "c");
   EXPECT_EQ(cut_short.processes_ended(), 0u);
   EXPECT_THROW(cut_short.database(std::nullopt), ProfileError);
 }
 
 TEST(ProfileRecords, MalformedLinesAreErrorsNamingTheFileAndLine) {
   const char* bad[] = {
-      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\n",                     // a field missing
-      "kernel\t0\tx\t1\t1\t32\t1\t1\t0\t3000\tk\n",                  // not a number
-      "kernel\t0\t0\t1\t1\t32\t1\t1\t0\t3000\tk\n",                  // a zero grid
-      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t-5\tk\n",                    // a negative duration
-      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\t\n",                   // no name
-      "memcpy\t0\tHtoD\t12\n",                                       // a field missing
-      "launch\t0\n",                                                 // unknown record
-      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t99999999999999999999\tk\n",  // out of range
+      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t7\t3000\n",     // a field missing
+      "kernel\t0\tx\t1\t1\t32\t1\t1\t0\t3000\t7\tk\n",  // not a number
+      "kernel\t0\t0\t1\t1\t32\t1\t1\t0\t3000\t7\tk\n",  // a zero grid
+      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t-5\t7\tk\n",    // a negative duration
+      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t3000\t7\t\n",   // no name
+      "memcpy\t0\tHtoD\t12\n",                          // a field missing
+      "launch\t0\n",
+      "library\t1\t\tm=1\n",                                            // no label
+      "external\t1\n",                                                  // unknown record
+      "kernel\t0\t1\t1\t1\t32\t1\t1\t0\t99999999999999999999\t7\tk\n",  // out of range
   };
   for (const char* text : bad) {
     ProfileRecords r;

@@ -5,8 +5,12 @@
 // Kernel names are demangled, as Seer names kernels everywhere (CUPTI gives mangled symbols).
 // Entries: one per (GPU model, kernel name, grid, block, dynamic shared memory). The duration is
 // the mean of the launches' durations rounded to nearest (at least 1 ns) and `samples` their
-// count; `source` is "seer profile". Memcpy and memset records are counted for the summary; the
-// database holds kernels only.
+// count; `source` is "seer profile". Kernels launched inside a recorded library call (a
+// `library` line whose id an `external` line ties to the kernel's correlation id) are not kernel
+// entries: each call's kernels add up to one call, and calls of one label and parameters make
+// one library entry (kernel = the label, library_params = the parameters, geometry 1,1,1),
+// the mean over calls. Memcpy and memset records are counted for the summary; the database holds
+// kernels and library calls only.
 //
 // GPU model: `gpu_override` when given (a catalog name); otherwise the catalog GPU whose
 // marketing name (what cudaGetDeviceProperties reports) equals the device's name.
@@ -51,6 +55,7 @@ class ProfileRecords {
   KernelDb database(const std::optional<std::string>& gpu_override) const;
 
   uint64_t kernel_launches() const { return kernel_launches_; }
+  size_t library_calls() const { return library_calls_.size(); }
   int64_t kernel_ns() const { return kernel_ns_; }
   size_t processes() const { return processes_; }
   size_t processes_ended() const { return processes_ended_; }
@@ -70,13 +75,20 @@ class ProfileRecords {
     uint32_t block[3];
     uint32_t shmem;
     int64_t duration_ns;
+    uint32_t correlation;
     std::string name;
+  };
+  struct LibraryCall {
+    std::string label;
+    std::string params;
   };
   std::string gpu_of(size_t process, uint32_t device,
                      const std::optional<std::string>& gpu_override) const;
 
   std::vector<Launch> launches_;
-  std::map<std::pair<size_t, uint32_t>, std::string> device_names_;  // (process, device) -> name
+  std::map<std::pair<size_t, uint32_t>, std::string> device_names_;   // (process, device) -> name
+  std::map<std::pair<size_t, uint64_t>, LibraryCall> library_calls_;  // (process, id) -> call
+  std::map<std::pair<size_t, uint32_t>, uint64_t> external_;  // (process, correlation) -> id
   std::map<std::string, ProfileCopyTotal> copies_;
   ProfileCopyTotal memsets_;
   std::vector<std::string> errors_;
