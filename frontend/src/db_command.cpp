@@ -88,10 +88,13 @@ int DbCommand::run() {
       std::printf("%-44s %7s %9s %12s %12s %8s %9s  %s\n", "family", "entries", "launches",
                   "measured ms", "model ms", "total", "mean|err|", "worst entry (error)");
       for (const rt::FamilyFit& f : fits) {
-        std::printf("%-44s %7zu %9" PRIu64 " %12.3f %12.3f %+7.1f%% %8.1f%%  %s (%+.1f%%)\n",
-                    f.family.c_str(), f.entries, f.launches, f.measured_ns / 1e6, f.model_ns / 1e6,
-                    (f.model_ns / f.measured_ns - 1.0) * 100.0, f.mean_abs_error * 100.0,
-                    f.worst_kernel.c_str(), f.worst_signed * 100.0);
+        std::printf(
+            "%-44s %7zu %9" PRIu64 " %12.3f %12.3f %+7.1f%% %8.1f%%  %s (%+.1f%%)\n",
+            f.family.c_str(), f.entries, f.launches, f.measured_ns / 1e6, f.model_ns / 1e6,
+            (f.model_ns / f.measured_ns - 1.0) * 100.0, f.mean_abs_error * 100.0,
+            (f.worst_kernel.size() > 100 ? f.worst_kernel.substr(0, 97) + "..." : f.worst_kernel)
+                .c_str(),
+            f.worst_signed * 100.0);
       }
       if (fits.empty()) std::printf("no entries%s\n", gpu_.empty() ? "" : " of that GPU");
       return 0;

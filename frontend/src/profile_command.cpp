@@ -81,6 +81,11 @@ pid_t start(const std::vector<std::string>& command, const std::string& recorder
   ::_exit(127);
 }
 
+// Template-heavy kernel names run to thousands of characters; the summary shows their start.
+std::string shortened(const std::string& name, size_t max = 120) {
+  return name.size() <= max ? name : name.substr(0, max - 3) + "...";
+}
+
 std::string human_bytes(uint64_t b) {
   char buf[32];
   if (b >= (1ull << 30)) {
@@ -114,7 +119,7 @@ void print_summary(const rt::ProfileRecords& records, const rt::KernelDb& record
   if (!top.empty()) std::printf("  top kernels (total ms, launches, name):\n");
   for (const rt::ProfileKernelTotal& k : top) {
     std::printf("  %10.3f %8" PRIu64 "  %s\n", static_cast<double>(k.total_ns) / 1e6, k.launches,
-                k.kernel.c_str());
+                shortened(k.kernel).c_str());
   }
   std::printf("seer profile: %zu database entries recorded; %s now holds %zu (%zu before)\n",
               recorded.size(), out.c_str(), after, before);
