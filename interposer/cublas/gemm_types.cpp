@@ -110,6 +110,45 @@ int math_pipe(cudaDataType a, cublasComputeType_t c, bool tf32_math) {
   }
 }
 
+const char* epilogue_name(uint32_t e) {
+  switch (e) {
+    case CUBLASLT_EPILOGUE_DEFAULT:
+      return "";
+    case CUBLASLT_EPILOGUE_RELU:
+      return "relu";
+    case CUBLASLT_EPILOGUE_RELU_AUX:
+      return "relu_aux";
+    case CUBLASLT_EPILOGUE_BIAS:
+      return "bias";
+    case CUBLASLT_EPILOGUE_RELU_BIAS:
+      return "relu_bias";
+    case CUBLASLT_EPILOGUE_RELU_AUX_BIAS:
+      return "relu_aux_bias";
+    case CUBLASLT_EPILOGUE_DRELU:
+      return "drelu";
+    case CUBLASLT_EPILOGUE_DRELU_BGRAD:
+      return "drelu_bgrad";
+    case CUBLASLT_EPILOGUE_GELU:
+      return "gelu";
+    case CUBLASLT_EPILOGUE_GELU_AUX:
+      return "gelu_aux";
+    case CUBLASLT_EPILOGUE_GELU_BIAS:
+      return "gelu_bias";
+    case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+      return "gelu_aux_bias";
+    case CUBLASLT_EPILOGUE_DGELU:
+      return "dgelu";
+    case CUBLASLT_EPILOGUE_DGELU_BGRAD:
+      return "dgelu_bgrad";
+    case CUBLASLT_EPILOGUE_BGRADA:
+      return "bgrada";
+    case CUBLASLT_EPILOGUE_BGRADB:
+      return "bgradb";
+    default:
+      return nullptr;
+  }
+}
+
 std::string library_label(const std::string& api, int dtype) {
   static const char* const kNames[] = {"f64", "f32", "tf32", "f16", "bf16", "f8", "i8"};
   return api + " [" + (dtype >= 0 && dtype < 7 ? kNames[dtype] : "?") + "]";

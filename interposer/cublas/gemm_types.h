@@ -4,9 +4,11 @@
 // Seer's cuBLAS/cuBLASLt and by seer profile's recorder (interposer/profiler), which must name
 // a real cuBLAS call exactly as Seer's cuBLAS names it in the session.
 
+#include <cublasLt.h>
 #include <cublas_api.h>
 #include <library_types.h>
 
+#include <cstdint>
 #include <string>
 
 namespace seer::cublas {
@@ -34,6 +36,10 @@ bool normalize_compute(int raw, cublasComputeType_t* out);
 //     for FP32 inputs what a _FAST compute type converts them to.
 int element_dtype(cudaDataType a, cublasComputeType_t c, bool tf32_math);
 int math_pipe(cudaDataType a, cublasComputeType_t c, bool tf32_math);
+
+// A cuBLASLt epilogue's name in the call's label ("cublasLtMatmul+bias"): "" for the default,
+// nullptr for values cuBLASLt does not define.
+const char* epilogue_name(uint32_t e);
 
 // How the session labels a library call in its kernel table and the kernel database:
 // "API [dtype]", e.g. "cublasGemmEx [bf16]" (runtime/src/session_server.cpp library_label).

@@ -241,46 +241,6 @@ std::unordered_set<const cublasLtContext*>& handles() {
 }
 size_t g_cache_capacity = 8192;
 
-// The epilogue's name in the op label; nullptr for values cuBLASLt does not define.
-const char* epilogue_name(uint32_t e) {
-  switch (e) {
-    case CUBLASLT_EPILOGUE_DEFAULT:
-      return "";
-    case CUBLASLT_EPILOGUE_RELU:
-      return "relu";
-    case CUBLASLT_EPILOGUE_RELU_AUX:
-      return "relu_aux";
-    case CUBLASLT_EPILOGUE_BIAS:
-      return "bias";
-    case CUBLASLT_EPILOGUE_RELU_BIAS:
-      return "relu_bias";
-    case CUBLASLT_EPILOGUE_RELU_AUX_BIAS:
-      return "relu_aux_bias";
-    case CUBLASLT_EPILOGUE_DRELU:
-      return "drelu";
-    case CUBLASLT_EPILOGUE_DRELU_BGRAD:
-      return "drelu_bgrad";
-    case CUBLASLT_EPILOGUE_GELU:
-      return "gelu";
-    case CUBLASLT_EPILOGUE_GELU_AUX:
-      return "gelu_aux";
-    case CUBLASLT_EPILOGUE_GELU_BIAS:
-      return "gelu_bias";
-    case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
-      return "gelu_aux_bias";
-    case CUBLASLT_EPILOGUE_DGELU:
-      return "dgelu";
-    case CUBLASLT_EPILOGUE_DGELU_BGRAD:
-      return "dgelu_bgrad";
-    case CUBLASLT_EPILOGUE_BGRADA:
-      return "bgrada";
-    case CUBLASLT_EPILOGUE_BGRADB:
-      return "bgradb";
-    default:
-      return nullptr;
-  }
-}
-
 bool valid_op(int32_t t) { return t == CUBLAS_OP_N || t == CUBLAS_OP_T || t == CUBLAS_OP_C; }
 
 // A layout's leading dimension must cover its rows (column order) or columns (row order); the

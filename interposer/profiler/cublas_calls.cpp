@@ -1,9 +1,10 @@
-// cuBLAS GEMMs as library calls: seer profile preloads the recorder, so these definitions come
-// before cuBLAS's own. Each wrapper names the call as Seer's cuBLAS does (label and shape,
-// interposer/cublas/gemm.cpp), marks the kernels it launches with a CUPTI external correlation
-// id (recorder.h) and calls the next definition. The session looks library calls up in the
-// database by that name and shape, not by the kernels cuBLAS happens to choose.
+// cuBLAS and cuBLASLt GEMMs as library calls: seer profile preloads the recorder, so these
+// definitions come before cuBLAS's own. Each wrapper names the call as Seer's cuBLAS does (label
+// and shape, interposer/cublas/gemm.cpp), marks the kernels it launches with a CUPTI external
+// correlation id (recorder.h) and calls the next definition. The session looks library calls up in
+// the database by that name and shape, not by the kernels cuBLAS happens to choose.
 
+#include <cublasLt.h>
 #include <cublas_api.h>
 #include <dlfcn.h>
 
@@ -150,4 +151,78 @@ SEER_PROFILER_API cublasStatus_t cublasDgemm_v2(cublasHandle_t h, cublasOperatio
   if (!real) return CUBLAS_STATUS_NOT_INITIALIZED;
   Call call("cublasDgemm", cb::kF64, m, n, k, 1);
   return real(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+namespace {
+
+template <typename T>
+bool layout_attr(cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t attr, T* out) {
+  static auto get =
+      next<decltype(&cublasLtMatrixLayoutGetAttribute)>("cublasLtMatrixLayoutGetAttribute");
+  size_t written = 0;
+  return get && l && get(l, attr, out, sizeof *out, &written) == CUBLAS_STATUS_SUCCESS;
+}
+
+template <typename T>
+bool desc_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, T* out) {
+  static auto get =
+      next<decltype(&cublasLtMatmulDescGetAttribute)>("cublasLtMatmulDescGetAttribute");
+  size_t written = 0;
+  return get && d && get(d, attr, out, sizeof *out, &written) == CUBLAS_STATUS_SUCCESS;
+}
+
+// The call as Seer's cuBLASLt names it (interposer/cublas/lt.cpp): "cublasLtMatmul[+epilogue]",
+// D's rows and columns, A's inner dimension, D's batch; an empty api when it cannot be read.
+struct LtCall {
+  std::string api;
+  int dtype = -1;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+};
+
+LtCall lt_call(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t d) {
+  LtCall call;
+  int32_t transa = CUBLAS_OP_N, compute = 0, batch = 1;
+  uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT, a_type = 0;
+  uint64_t a_rows = 0, a_cols = 0, d_rows = 0, d_cols = 0;
+  if (!desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa) ||
+      !desc_attr(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute) ||
+      !desc_attr(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue) ||
+      !layout_attr(a, CUBLASLT_MATRIX_LAYOUT_TYPE, &a_type) ||
+      !layout_attr(a, CUBLASLT_MATRIX_LAYOUT_ROWS, &a_rows) ||
+      !layout_attr(a, CUBLASLT_MATRIX_LAYOUT_COLS, &a_cols) ||
+      !layout_attr(d, CUBLASLT_MATRIX_LAYOUT_ROWS, &d_rows) ||
+      !layout_attr(d, CUBLASLT_MATRIX_LAYOUT_COLS, &d_cols) ||
+      !layout_attr(d, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch)) {
+    return call;
+  }
+  const char* e = cb::epilogue_name(epilogue);
+  cublasComputeType_t c;
+  const auto type = static_cast<cudaDataType>(a_type);
+  if (!e || !cb::type_info(type).valid || !cb::normalize_compute(compute, &c)) return call;
+  call.api = std::string("cublasLtMatmul") + (*e ? std::string("+") + e : std::string());
+  call.dtype = cb::element_dtype(type, c, false);
+  call.m = static_cast<int64_t>(d_rows);
+  call.n = static_cast<int64_t>(d_cols);
+  call.k = static_cast<int64_t>(transa == CUBLAS_OP_N ? a_cols : a_rows) * k_factor(type);
+  call.batch = batch;
+  return call;
+}
+
+}  // namespace
+
+SEER_PROFILER_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                                const void* alpha, const void* A,
+                                                cublasLtMatrixLayout_t a, const void* B,
+                                                cublasLtMatrixLayout_t b, const void* beta,
+                                                const void* C, cublasLtMatrixLayout_t c, void* D,
+                                                cublasLtMatrixLayout_t d,
+                                                const cublasLtMatmulAlgo_t* algo, void* workspace,
+                                                size_t workspace_bytes, cudaStream_t stream) {
+  static auto real = next<decltype(&cublasLtMatmul)>("cublasLtMatmul");
+  if (!real) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const LtCall lt = lt_call(desc, a, d);
+  Call call(lt.api.empty() ? "" : lt.api.c_str(), lt.api.empty() ? -1 : lt.dtype, lt.m, lt.n, lt.k,
+            lt.batch);
+  return real(handle, desc, alpha, A, a, B, b, beta, C, c, D, d, algo, workspace, workspace_bytes,
+              stream);
 }

@@ -222,6 +222,14 @@ KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override
   return db;
 }
 
+size_t ProfileRecords::library_calls() const {
+  std::set<std::pair<size_t, uint64_t>> calls;
+  for (const auto& [launch, id] : external_) {
+    if (library_calls_.count({launch.first, id})) calls.insert({launch.first, id});
+  }
+  return calls.size();
+}
+
 std::vector<std::string> ProfileRecords::device_names() const {
   std::set<std::string> names;
   for (const auto& [where, name] : device_names_) names.insert(name);

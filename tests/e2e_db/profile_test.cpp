@@ -112,6 +112,30 @@ TEST(SeerProfile, CublasCallsBecomeLibraryEntriesThatALaterRunUses) {
       << fit.out;
 }
 
+#ifdef CUBLASLT_MATMUL
+// The cuBLASLt program's matmuls (with and without a bias epilogue, batched, FP8) become library
+// entries named as Seer's cuBLASLt names them, and nothing of the H100 run is left to a model.
+TEST(SeerProfile, CublasLtMatmulsBecomeLibraryEntries) {
+  Dir d;
+  const Result p = seer({"run", "--quiet", "--host-time", "modeled", "--cluster", "dgx-a100", "--",
+                         SEER_BIN, "profile", "--gpu-model", "H100-SXM-80GB", "--out",
+                         d.file("db.kdb"), "--", CUBLASLT_MATMUL});
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_NE(p.out.find("20 kernel launches, 20 cuBLAS calls"), std::string::npos) << p.out;
+  const Result list = seer({"db", "list", d.file("db.kdb")});
+  for (const char* row : {"cublasLtMatmul+bias [bf16] [m=4096,n=4096,k=4096,batch=4]",
+                          "cublasLtMatmul [f8] [m=4096,n=4096,k=4096,batch=1]"}) {
+    EXPECT_NE(list.out.find(row), std::string::npos) << row << "\n" << list.out;
+  }
+  const Result run =
+      seer({"run", "--quiet", "--host-time", "modeled", "--cluster", "dgx-h100", "--kernel-db",
+            d.file("db.kdb"), "--out", d.file("h100"), "--", CUBLASLT_MATMUL});
+  ASSERT_EQ(run.code, 0) << run.out;
+  const nlohmann::json s = nlohmann::json::parse(read(d.file("h100") + "/summary.json"));
+  EXPECT_DOUBLE_EQ(s["time_sources"]["kernel_shares"]["database"].get<double>(), 1.0);
+}
+#endif
+
 TEST(SeerProfile, ProfilingAgainMergesAndSizesBetweenInterpolate) {
   Dir d;
   ASSERT_EQ(profile_on_a100(d, "first").code, 0);

@@ -55,7 +55,8 @@ class ProfileRecords {
   KernelDb database(const std::optional<std::string>& gpu_override) const;
 
   uint64_t kernel_launches() const { return kernel_launches_; }
-  size_t library_calls() const { return library_calls_.size(); }
+  // Recorded library calls that launched kernels (a failed call launches none).
+  size_t library_calls() const;
   int64_t kernel_ns() const { return kernel_ns_; }
   size_t processes() const { return processes_; }
   size_t processes_ended() const { return processes_ended_; }
