@@ -72,6 +72,11 @@ int DbCommand::run() {
         if (!kernel_.empty() && e.kernel.find(kernel_) == std::string::npos) continue;
         std::string name = e.kernel;
         if (!e.library_params.empty()) name += " [" + e.library_params + "]";
+        if (!e.sizes.empty()) {
+          name += " {sizes";
+          for (uint64_t v : e.sizes) name += " " + std::to_string(v);
+          name += "}";
+        }
         if (!e.source.empty()) name += " (" + e.source + ")";
         std::printf("%-16s %-16s %-12s %7u %14" PRId64 " %8u  %s\n", e.gpu.c_str(),
                     dims(e.grid_x, e.grid_y, e.grid_z).c_str(),

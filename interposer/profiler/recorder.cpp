@@ -39,7 +39,8 @@ struct Cupti {
   PopExternalFn pop_external = nullptr;
 };
 
-// Library calls are marked with external correlation ids of this kind (Kineto uses CUSTOM0/1).
+// Library calls and launches with size arguments are marked with external correlation ids of this
+// kind, from one id space (Kineto uses CUSTOM0/1).
 constexpr CUpti_ExternalCorrelationKind kLibraryKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
 
 constexpr size_t kBufferBytes = 8u << 20;
@@ -239,6 +240,22 @@ uint64_t begin_library_call(const std::string& label, const std::string& params)
     if (!g_out) return 0;
     std::fprintf(g_out, "library\t%llu\t%s\t%s\n", static_cast<unsigned long long>(id),
                  one_field(label.c_str()).c_str(), params.c_str());
+  }
+  g_cupti.push_external(kLibraryKind, id);
+  return id;
+}
+
+uint64_t begin_launch_args(const uint64_t* values, int n) {
+  if (n <= 0 || !g_active.load(std::memory_order_acquire)) return 0;
+  const uint64_t id = g_next_library_call.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!g_out) return 0;
+    std::fprintf(g_out, "args\t%llu\t", static_cast<unsigned long long>(id));
+    for (int i = 0; i < n; ++i) {
+      std::fprintf(g_out, i ? " %llu" : "%llu", static_cast<unsigned long long>(values[i]));
+    }
+    std::fputc('\n', g_out);
   }
   g_cupti.push_external(kLibraryKind, id);
   return id;

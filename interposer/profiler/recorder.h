@@ -1,6 +1,6 @@
 #pragma once
 
-// What the recorder's library-call wrappers (cublas_calls.cpp) need from it.
+// What the recorder's wrappers (cublas_calls.cpp, launch_args.cpp) need from it.
 
 #include <cstdint>
 #include <string>
@@ -11,6 +11,9 @@ namespace seer::profiler {
 // (a CUPTI external correlation id), and writes the call's label and parameters (as the session
 // names the call: "cublasGemmEx [bf16]", "m=..,n=..,k=..,batch=.."). 0 when not recording.
 uint64_t begin_library_call(const std::string& label, const std::string& params);
+// Marks one kernel launch with the size arguments its family model reads (`n` values). 0 when not
+// recording or `n` is 0. Ended by end_library_call.
+uint64_t begin_launch_args(const uint64_t* values, int n);
 void end_library_call(uint64_t id);
 
 }  // namespace seer::profiler

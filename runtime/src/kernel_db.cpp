@@ -23,6 +23,8 @@ std::string key_of(const KernelDbEntry& e) {
     k += '\0';
     k += std::to_string(v);
   }
+  k += '\0';
+  for (uint64_t v : e.sizes) k.append(std::to_string(v)).append(" ");
   return k;
 }
 
@@ -73,6 +75,8 @@ std::string invalid(const KernelDbEntry& e) {
   if (!e.grid_x || !e.grid_y || !e.grid_z) return "a grid dimension is 0";
   if (!e.block_x || !e.block_y || !e.block_z) return "a block dimension is 0";
   if (e.duration_ns <= 0) return "duration_ns is not positive";
+  if (e.sizes.size() > KernelDbEntry::kMaxSizes) return "more than 4 sizes";
+  if (!e.sizes.empty() && !e.library_params.empty()) return "a library call with sizes";
   return "";
 }
 
@@ -91,8 +95,8 @@ uint64_t waves(const sim::GpuSpec& gpu, uint64_t blocks, uint64_t threads, uint3
 // ---- CSV ----
 
 const std::vector<std::string> kColumns = {
-    "gpu",     "kernel", "grid_x",      "grid_y",  "grid_z", "block_x",       "block_y",
-    "block_z", "shmem",  "duration_ns", "samples", "source", "library_params"};
+    "gpu",     "kernel", "grid_x",      "grid_y",  "grid_z", "block_x",        "block_y",
+    "block_z", "shmem",  "duration_ns", "samples", "source", "library_params", "sizes"};
 constexpr size_t kRequiredColumns = 10;
 
 struct CsvError {
@@ -200,6 +204,7 @@ KernelDb KernelDb::parse(const std::string& bytes, const std::string& what) {
     e.duration_ns = m.duration_ns();
     e.samples = m.samples();
     e.source = m.source();
+    e.sizes.assign(m.sizes().begin(), m.sizes().end());
     if (const std::string why = invalid(e); !why.empty()) {
       throw KernelDbError(what + ": entry " + std::to_string(i + 1) + " is invalid: " + why);
     }
@@ -234,6 +239,7 @@ std::string KernelDb::serialize() const {
     m->set_duration_ns(e.duration_ns);
     m->set_samples(e.samples);
     m->set_source(e.source);
+    for (uint64_t v : e.sizes) m->add_sizes(v);
   }
   return msg.SerializeAsString();
 }
@@ -280,7 +286,8 @@ void KernelDb::merge(const KernelDb& later) {
 
 std::optional<int64_t> KernelDb::lookup(const sim::GpuSpec& gpu, const std::string& kernel,
                                         const sim::LaunchGeometry& g,
-                                        const std::string& library_params) const {
+                                        const std::string& library_params,
+                                        std::span<const uint64_t> sizes) const {
   KernelDbEntry probe;
   probe.gpu = gpu.name;
   probe.kernel = kernel;
@@ -292,6 +299,7 @@ std::optional<int64_t> KernelDb::lookup(const sim::GpuSpec& gpu, const std::stri
   probe.block_z = g.bz;
   probe.shmem = g.shmem;
   probe.library_params = library_params;
+  probe.sizes.assign(sizes.begin(), sizes.end());
   if (auto it = by_key_.find(key_of(probe)); it != by_key_.end()) {
     return entries_[it->second].duration_ns;
   }
@@ -319,6 +327,9 @@ std::optional<int64_t> KernelDb::lookup(const sim::GpuSpec& gpu, const std::stri
     if (e.blocks() > blocks && (!above || e.blocks() < above->blocks())) above = &e;
   }
   if (!best) return std::nullopt;
+  if (!sizes.empty()) {
+    if (std::optional<int64_t> d = between_sizes(fam->second, g, sizes)) return d;
+  }
   if (best_dist != 0 && below && above) {
     // Between two measured sizes: linear in waves, or in blocks when both take as many waves.
     double x = static_cast<double>(waves(gpu, blocks, threads, g.shmem));
@@ -340,6 +351,31 @@ std::optional<int64_t> KernelDb::lookup(const sim::GpuSpec& gpu, const std::stri
   const __int128 scaled = (static_cast<__int128>(best->duration_ns) * w_launch + w_entry / 2) /
                           static_cast<__int128>(w_entry);
   return static_cast<int64_t>(std::min<__int128>(scaled, INT64_MAX / 2));
+}
+
+std::optional<int64_t> KernelDb::between_sizes(const std::vector<size_t>& family,
+                                               const sim::LaunchGeometry& g,
+                                               std::span<const uint64_t> sizes) const {
+  const KernelDbEntry* below = nullptr;
+  const KernelDbEntry* above = nullptr;
+  const uint64_t x = sizes[0];
+  for (size_t i : family) {
+    const KernelDbEntry& e = entries_[i];
+    if (e.block_x != g.bx || e.block_y != g.by || e.block_z != g.bz || e.shmem != g.shmem ||
+        !e.library_params.empty() || e.sizes.size() != sizes.size()) {
+      continue;
+    }
+    if (e.sizes[0] < x && (!below || e.sizes[0] > below->sizes[0])) below = &e;
+    if (e.sizes[0] > x && (!above || e.sizes[0] < above->sizes[0])) above = &e;
+  }
+  if (!below || !above) return std::nullopt;
+  const double d0 = static_cast<double>(below->duration_ns);
+  const double d1 = static_cast<double>(above->duration_ns);
+  const double x0 = static_cast<double>(below->sizes[0]);
+  const double x1 = static_cast<double>(above->sizes[0]);
+  const double d = std::min(d0 + (d1 - d0) * (static_cast<double>(x) - x0) / (x1 - x0),
+                            static_cast<double>(INT64_MAX / 2));
+  return std::max<int64_t>(1, std::llround(d));
 }
 
 KernelDb KernelDb::from_csv(const std::string& text, const std::string& name) {
@@ -373,7 +409,7 @@ KernelDb KernelDb::from_csv(const std::string& text, const std::string& name) {
       if (header.size() < kRequiredColumns || header.size() > kColumns.size()) {
         throw KernelDbError(where + "the header has " + std::to_string(header.size()) +
                             " columns; expected gpu,kernel,grid_x,grid_y,grid_z,block_x,block_y,"
-                            "block_z,shmem,duration_ns[,samples,source,library_params]");
+                            "block_z,shmem,duration_ns[,samples,source,library_params,sizes]");
       }
       for (size_t c = 0; c < header.size(); ++c) {
         if (header[c] != kColumns[c]) {
@@ -417,6 +453,22 @@ KernelDb KernelDb::from_csv(const std::string& text, const std::string& name) {
       }
       if (columns > 11) e.source = f[11];
       if (columns > 12) e.library_params = f[12];
+      if (columns > 13 && !f[13].empty()) {
+        size_t begin = 0;
+        while (true) {
+          const size_t space = f[13].find(' ', begin);
+          const std::string v =
+              f[13].substr(begin, space == std::string::npos ? space : space - begin);
+          if (e.sizes.size() == KernelDbEntry::kMaxSizes) {
+            throw CsvError{"column 14 (sizes): more than 4 values"};
+          }
+          e.sizes.push_back(parse_number<uint64_t>(v, 13, "unsigned integers separated by spaces"));
+          if (space == std::string::npos) break;
+          begin = space + 1;
+        }
+        if (!e.library_params.empty())
+          throw CsvError{"column 14 (sizes): a library call with sizes"};
+      }
       if (const std::string field = non_utf8_field(e); !field.empty()) {
         const size_t col = static_cast<size_t>(std::find(kColumns.begin(), kColumns.end(), field) -
                                                kColumns.begin());
@@ -426,7 +478,7 @@ KernelDb KernelDb::from_csv(const std::string& text, const std::string& name) {
       const std::string key = key_of(e);
       if (auto it = line_of_key.find(key); it != line_of_key.end()) {
         throw CsvError{"duplicate of line " + std::to_string(it->second) +
-                       " (same gpu, kernel, grid, block, shmem, library_params)"};
+                       " (same gpu, kernel, grid, block, shmem, library_params, sizes)"};
       }
       line_of_key.emplace(key, first_line);
       db.put(std::move(e));
@@ -450,6 +502,10 @@ std::string KernelDb::to_csv() const {
     out.append(",").append(std::to_string(e.duration_ns));
     out.append(",").append(std::to_string(e.samples));
     out.append(",").append(csv_field(e.source)).append(",").append(csv_field(e.library_params));
+    out.append(",");
+    for (size_t i = 0; i < e.sizes.size(); ++i) {
+      out.append(i ? " " : "").append(std::to_string(e.sizes[i]));
+    }
     out.append("\n");
   }
   return out;

@@ -98,8 +98,9 @@ EntryFit fit_entry(const KernelDbEntry& e) {
     return fit;
   }
   const sim::AtenKernel aten = sim::classify_aten_kernel(e.kernel);
-  if (aten.family != sim::AtenFamily::kNone && !aten.needs_sizes) {
-    if (const std::optional<double> bytes = sim::aten_kernel_bytes(aten, g, nullptr, 0)) {
+  if (aten.family != sim::AtenFamily::kNone) {
+    if (const std::optional<double> bytes =
+            sim::aten_kernel_bytes(aten, g, e.sizes.data(), static_cast<int>(e.sizes.size()))) {
       fit.family = aten_family_name(aten.family);
       fit.model_ns = sim::aten_kernel_ns(*gpu, aten, *bytes);
       return fit;

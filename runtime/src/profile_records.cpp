@@ -100,6 +100,22 @@ void ProfileRecords::add(const std::string& text, const std::string& name) {
       need(4);
       if (f[2].empty()) throw ProfileError(where + ": a library call without a label");
       library_calls_[{process, number<uint64_t>(f[1], where, "call id")}] = {f[2], f[3]};
+    } else if (tag == "args") {
+      need(3);
+      std::vector<uint64_t> sizes;
+      size_t begin = 0;
+      while (begin <= f[2].size()) {
+        const size_t space = f[2].find(' ', begin);
+        const std::string v =
+            f[2].substr(begin, space == std::string::npos ? std::string::npos : space - begin);
+        sizes.push_back(number<uint64_t>(v, where, "size argument"));
+        if (space == std::string::npos) break;
+        begin = space + 1;
+      }
+      if (sizes.size() > KernelDbEntry::kMaxSizes) {
+        throw ProfileError(where + ": more than 4 size arguments");
+      }
+      launch_args_[{process, number<uint64_t>(f[1], where, "call id")}] = std::move(sizes);
     } else if (tag == "external") {
       need(3);
       external_[{process, number<uint32_t>(f[2], where, "correlation id")}] =
@@ -163,7 +179,7 @@ KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override
     uint32_t count = 0;
   };
   using Key = std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
-                         uint32_t, uint32_t>;
+                         uint32_t, uint32_t, std::vector<uint64_t>>;
   std::map<Key, Sum> sums;
   std::map<std::pair<size_t, uint32_t>, std::string> gpus;
   auto gpu_for = [&](size_t process, uint32_t device) -> const std::string& {
@@ -181,6 +197,7 @@ KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override
   std::map<std::pair<size_t, uint64_t>, CallTotal> calls;
   for (const Launch& l : launches_) {
     const std::string& gpu = gpu_for(l.process, l.device);
+    std::vector<uint64_t> sizes;
     if (auto x = external_.find({l.process, l.correlation}); x != external_.end()) {
       if (library_calls_.count({l.process, x->second})) {
         CallTotal& c = calls[{l.process, x->second}];
@@ -188,9 +205,12 @@ KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override
         c.gpu = gpu;
         continue;
       }
+      if (auto a = launch_args_.find({l.process, x->second}); a != launch_args_.end()) {
+        sizes = a->second;
+      }
     }
     Sum& s = sums[Key{gpu, l.name, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                      l.block[2], l.shmem}];
+                      l.block[2], l.shmem, std::move(sizes)}];
     s.total += l.duration_ns;
     ++s.count;
   }
@@ -205,7 +225,7 @@ KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override
   for (const auto& [key, sum] : sums) {
     KernelDbEntry e;
     std::tie(e.gpu, e.kernel, e.grid_x, e.grid_y, e.grid_z, e.block_x, e.block_y, e.block_z,
-             e.shmem) = key;
+             e.shmem, e.sizes) = key;
     e.duration_ns = std::max<int64_t>(1, (sum.total + sum.count / 2) / sum.count);
     e.samples = sum.count;
     e.source = "seer profile";

@@ -170,9 +170,9 @@ SessionServer::SessionServer(SessionOptions options)
   if (!options_.kernel_db.empty()) {
     auto db = std::make_shared<const KernelDb>(KernelDb::load(options_.kernel_db));
     engine_.set_kernel_lookup([db](const sim::GpuSpec& gpu, const std::string& name,
-                                   const sim::LaunchGeometry& g,
-                                   const std::string& params) -> std::optional<sim::Time> {
-      return db->lookup(gpu, name, g, params);
+                                   const sim::LaunchGeometry& g, const std::string& params,
+                                   std::span<const uint64_t> sizes) -> std::optional<sim::Time> {
+      return db->lookup(gpu, name, g, params, sizes);
     });
   }
   const char* tmp = std::getenv("TMPDIR");

@@ -208,7 +208,8 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
   switch (op.desc.kind) {
     case OpKind::kKernel:
       if (kernel_lookup_) {
-        if (auto t = kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], op.desc.geometry, "")) {
+        if (auto t = kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], op.desc.geometry, "",
+                                    std::span<const uint64_t>(op.desc.sizes, op.desc.nsizes))) {
           source = TimeSource::kDatabase;
           return *t;
         }
@@ -234,8 +235,8 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
                 ? "m=" + std::to_string(op.desc.m) + ",n=" + std::to_string(op.desc.n) +
                       ",k=" + std::to_string(op.desc.k) + ",batch=" + std::to_string(op.desc.batch)
                 : "bytes=" + std::to_string(op.desc.bytes);
-        if (auto t =
-                kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], LaunchGeometry{}, params)) {
+        if (auto t = kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], LaunchGeometry{}, params,
+                                    {})) {
           source = TimeSource::kDatabase;
           return *t;
         }

@@ -66,6 +66,25 @@ TEST(KernelDbFit, FusedAdamUsesItsFamilyModel) {
   EXPECT_EQ(e.model_ns, expected);
 }
 
+TEST(KernelDbFit, SizedElementwiseEntriesUseTheirFamilyModel) {
+  // x + y on 2^22 floats: read two, write one, 4 bytes each, at 90 % of H100's HBM bandwidth.
+  const std::string add =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "std::array<char*, 3ul>, false>(int, at::native::CUDAFunctor_add<float>, std::array<char*, "
+      "3ul>)";
+  const double n = 1 << 22;
+  const sim::GpuSpec h100 = *sim::find_gpu("H100-SXM-80GB");
+  const int64_t expected =
+      2000 + static_cast<int64_t>(std::ceil(n * 3 * 4 / (h100.hbm_bytes_per_s * 0.9) * 1e9));
+  KernelDbEntry e = kernel(add, 8192, 128, 30000);
+  e.sizes = {1 << 22};
+  const EntryFit fit = fit_entry(e);
+  EXPECT_EQ(fit.family, "vectorized elementwise");
+  EXPECT_EQ(fit.model_ns, expected);
+  e.sizes.clear();  // without its size: the generic model
+  EXPECT_EQ(fit_entry(e).family, "vectorized elementwise (generic model)");
+}
+
 TEST(KernelDbFit, LibraryCallsUseTheLibraryModelFromTheirParameters) {
   KernelDbEntry gemm = kernel("cublasGemmEx [bf16]", 1, 1, 0);
   gemm.library_params = "m=8192,n=8192,k=8192,batch=1";

@@ -136,6 +136,65 @@ TEST(KernelDb, SizesWithinOneWaveInterpolateInBlocks) {
   EXPECT_EQ(db.lookup(gpu, kScale, geo(101, 256)), 3002);  // 3000 + 2000 * 1 / 900, rounded
 }
 
+// An elementwise kernel measured at 1M and 4M elements (sizes[0]), with the grid of each.
+constexpr const char* kAdd =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+    "std::array<char*, 3ul>, false>(int, at::native::CUDAFunctor_add<float>, std::array<char*, "
+    "3ul>)";
+
+KernelDbEntry sized(uint64_t elements, int64_t ns) {
+  KernelDbEntry e = entry(kAdd, static_cast<uint32_t>(elements / 512), 128, ns);
+  e.sizes = {elements};
+  return e;
+}
+
+TEST(KernelDb, SizeArgumentsAreKeysAndInterpolateBetweenMeasuredSizes) {
+  KernelDb db;
+  db.put(sized(1 << 20, 10000));
+  db.put(sized(4 << 20, 34000));
+  const sim::GpuSpec gpu = h100();
+  const uint64_t one_m[] = {1 << 20};
+  const uint64_t two_m[] = {2 << 20};
+  // Exact: geometry and sizes.
+  EXPECT_EQ(db.lookup(gpu, kAdd, geo(2048, 128), "", one_m), 10000);
+  // 2M elements, a third of the way from 1M to 4M: 10000 + 24000 / 3.
+  EXPECT_EQ(db.lookup(gpu, kAdd, geo(4096, 128), "", two_m), 18000);
+  // The same geometry with other sizes is not an exact match: interpolated as well.
+  EXPECT_EQ(db.lookup(gpu, kAdd, geo(2048, 128), "", two_m), 18000);
+  // Outside the measured sizes: by geometry, the nearest entry scaled by waves (H100 runs 16
+  // blocks of 128 threads per SM, 2112 per wave: 16384 blocks take 8 waves, the 4M entry's 8192
+  // take 4): 34000 * 8 / 4.
+  const uint64_t eight_m[] = {8 << 20};
+  EXPECT_EQ(db.lookup(gpu, kAdd, geo(16384, 128), "", eight_m), 68000);
+  // Without sizes (a launch whose arguments were not read): by geometry.
+  EXPECT_EQ(db.lookup(gpu, kAdd, geo(2048, 128)), 10000);
+}
+
+TEST(KernelDb, SizesRoundTripThroughBothFormatsAndAreValidated) {
+  KernelDb db;
+  KernelDbEntry e = sized(1 << 20, 10000);
+  e.sizes = {1 << 20, 7, 0};
+  db.put(e);
+  const KernelDb back = KernelDb::parse(db.serialize());
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back.entries()[0].sizes, (std::vector<uint64_t>{1 << 20, 7, 0}));
+  const std::string csv = db.to_csv();
+  EXPECT_NE(csv.find(",1048576 7 0\n"), std::string::npos) << csv;
+  EXPECT_EQ(KernelDb::from_csv(csv).entries()[0].sizes, e.sizes);
+
+  KernelDbEntry five = e;
+  five.sizes = {1, 2, 3, 4, 5};
+  KernelDb too_many;
+  too_many.put(five);
+  EXPECT_THROW(KernelDb::parse(too_many.serialize()), KernelDbError);
+  KernelDbEntry lib = entry("cublasGemmEx [bf16]", 1, 1, 100);
+  lib.library_params = "m=1,n=1,k=1,batch=1";
+  lib.sizes = {3};
+  KernelDb bad_lib;
+  bad_lib.put(lib);
+  EXPECT_THROW(KernelDb::parse(bad_lib.serialize()), KernelDbError);
+}
+
 TEST(KernelDb, PutReplacesSameKey) {
   KernelDb db;
   db.put(entry(kScale, 100, 256, 1000));
@@ -182,6 +241,15 @@ TEST(KernelDbCsv, ErrorsNameLineAndColumn) {
   const std::string header =
       "gpu,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,duration_ns\n";
   EXPECT_EQ(csv_error(""), "in.csv: empty (no header line)");
+  const std::string sizes_header =
+      "gpu,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,duration_ns,samples,source,"
+      "library_params,sizes\n";
+  EXPECT_EQ(csv_error(sizes_header + "H100-SXM-80GB,k,1,1,1,1,1,1,0,5,1,,,12  3\n"),
+            "in.csv:2: column 14 (sizes): '' is not unsigned integers separated by spaces");
+  EXPECT_EQ(csv_error(sizes_header + "H100-SXM-80GB,k,1,1,1,1,1,1,0,5,1,,,1 2 3 4 5\n"),
+            "in.csv:2: column 14 (sizes): more than 4 values");
+  EXPECT_EQ(csv_error(sizes_header + "H100-SXM-80GB,k,1,1,1,1,1,1,0,5,1,,m=1,4\n"),
+            "in.csv:2: column 14 (sizes): a library call with sizes");
   EXPECT_NE(csv_error("gpu,kernel,grid_x\n").find("in.csv:1: the header has 3 columns"),
             std::string::npos);
   EXPECT_EQ(csv_error("gpu,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z,shmem,time\n"),
@@ -204,7 +272,8 @@ TEST(KernelDbCsv, ErrorsNameLineAndColumn) {
             "in.csv:2: column 1 (gpu): unknown GPU 'H200-XYZ' (seer's GPU catalog names)");
   EXPECT_EQ(
       csv_error(header + "H100-SXM-80GB,k,1,1,1,1,1,1,0,5\n\nH100-SXM-80GB,k,1,1,1,1,1,1,0,6\n"),
-      "in.csv:4: duplicate of line 2 (same gpu, kernel, grid, block, shmem, library_params)");
+      "in.csv:4: duplicate of line 2 (same gpu, kernel, grid, block, shmem, library_params, "
+      "sizes)");
 }
 
 TEST(KernelDbMerge, LaterWinsDifferentDurationsAveragedBySamples) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "seer/simcore/gpu_spec.h"
 
@@ -116,6 +118,34 @@ TEST(ProfileRecords, KernelsOfACublasCallBecomeOneLibraryEntry) {
                       "m=4096,n=4096,k=4096,batch=1"),
             103000);
   EXPECT_NE(find(db, "scale(float*, unsigned long, float)", 8), nullptr);
+}
+
+TEST(ProfileRecords, LaunchesMarkedWithSizeArgumentsKeepThem) {
+  ProfileRecords r;
+  r.add(
+      "args\t5\t1048576\n"
+      "args\t6\t4194304 3\n"
+      "kernel\t0\t2048\t1\t1\t128\t1\t1\t0\t10000\t21\tk\n"
+      "kernel\t0\t2048\t1\t1\t128\t1\t1\t0\t10002\t22\tk\n"  // same sizes as 21
+      "kernel\t0\t2048\t1\t1\t128\t1\t1\t0\t30000\t23\tk\n"  // other sizes
+      "kernel\t0\t2048\t1\t1\t128\t1\t1\t0\t9000\t24\tk\n"   // none recorded
+      "external\t5\t21\nexternal\t5\t22\nexternal\t6\t23\n"
+      "device\t0\tNVIDIA H100 80GB HBM3\nend\n",
+      "a");
+  const KernelDb db = r.database(std::nullopt);
+  ASSERT_EQ(db.size(), 3u);
+  std::map<std::vector<uint64_t>, const KernelDbEntry*> by_sizes;
+  for (const KernelDbEntry& e : db.entries()) by_sizes[e.sizes] = &e;
+  ASSERT_EQ(by_sizes.size(), 3u);
+  EXPECT_EQ(by_sizes.at({1048576})->duration_ns, 10001);
+  EXPECT_EQ(by_sizes.at({1048576})->samples, 2u);
+  EXPECT_EQ(by_sizes.at({4194304, 3})->duration_ns, 30000);
+  EXPECT_EQ(by_sizes.at({})->duration_ns, 9000);
+  EXPECT_EQ(r.library_calls(), 0u);
+
+  ProfileRecords bad;
+  EXPECT_THROW(bad.add("args\t1\t1 2 3 4 5\n", "b"), ProfileError);
+  EXPECT_THROW(bad.add("args\t1\t\n", "c"), ProfileError);
 }
 
 TEST(ProfileRecords, TheGpuModelComesFromTheDeviceNameOrTheOverride) {

@@ -5,10 +5,10 @@
 // Families and their model:
 //   - library calls ("cublasGemmEx [bf16]" with m,n,k,batch or bytes): the library model
 //     (simcore cost_models.h library_ns); family = the call's label;
-//   - PyTorch kernels a family model knows (simcore aten_kernels.h): multi-tensor apply is sized
-//     by its grid and uses its family model; the others need size arguments, which database
-//     entries do not hold, so they are compared with the generic launch-geometry model (the
-//     family's name says so: "... (generic model)");
+//   - PyTorch kernels a family model knows (simcore aten_kernels.h): the family model, sized by
+//     the entry's size arguments (multi-tensor apply by its grid); entries without the sizes
+//     their family needs (imported, or recorded before sizes were) are compared with the generic
+//     launch-geometry model, and their family's name says so: "... (generic model)";
 //   - Triton kernels (names starting "triton_"): the generic model, as entries lack the IR;
 //   - everything else: "other kernels (generic model)".
 // An entry whose GPU is not in the catalog is skipped.

@@ -3,6 +3,8 @@
 // entries.
 //
 // Kernel names are demangled, as Seer names kernels everywhere (CUPTI gives mangled symbols).
+// A kernel launch marked with size arguments (an `args` line whose id an `external` line ties to
+// the kernel) keeps them: they are part of its entry's key.
 // Entries: one per (GPU model, kernel name, grid, block, dynamic shared memory). The duration is
 // the mean of the launches' durations rounded to nearest (at least 1 ns) and `samples` their
 // count; `source` is "seer profile". Kernels launched inside a recorded library call (a
@@ -89,6 +91,7 @@ class ProfileRecords {
   std::vector<Launch> launches_;
   std::map<std::pair<size_t, uint32_t>, std::string> device_names_;   // (process, device) -> name
   std::map<std::pair<size_t, uint64_t>, LibraryCall> library_calls_;  // (process, id) -> call
+  std::map<std::pair<size_t, uint64_t>, std::vector<uint64_t>> launch_args_;  // -> sizes
   std::map<std::pair<size_t, uint32_t>, uint64_t> external_;  // (process, correlation) -> id
   std::map<std::string, ProfileCopyTotal> copies_;
   ProfileCopyTotal memsets_;

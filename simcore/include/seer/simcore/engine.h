@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <queue>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -58,10 +59,11 @@ class Engine {
   // Measured durations (the kernel database) take precedence over every model: given the GPU,
   // a kernel's name and its launch geometry — or, for a library call, its report label (e.g.
   // "cublasGemmEx [bf16]"), a 1x1x1 geometry and its parameters ("m=..,n=..,k=..,batch=..") —
-  // the lookup returns the duration when it knows it.
-  using KernelLookup =
-      std::function<std::optional<Time>(const GpuSpec&, const std::string& name,
-                                        const LaunchGeometry&, const std::string& library_params)>;
+  // the lookup returns the duration when it knows it. Kernels pass the size arguments their
+  // family model reads (OpDesc::sizes), library calls none.
+  using KernelLookup = std::function<std::optional<Time>(
+      const GpuSpec&, const std::string& kernel, const LaunchGeometry&,
+      const std::string& library_params, std::span<const uint64_t> sizes)>;
   void set_kernel_lookup(KernelLookup lookup) { kernel_lookup_ = std::move(lookup); }
 
   // Kernels the Triton model times (triton_model.h): a launch names one by OpDesc::triton.
