@@ -15,7 +15,7 @@ namespace seer::fuzz {
 
 inline auto fields(const rt::KernelDbEntry& e) {
   return std::tie(e.gpu, e.kernel, e.grid_x, e.grid_y, e.grid_z, e.block_x, e.block_y, e.block_z,
-                  e.shmem, e.library_params, e.duration_ns, e.samples, e.source);
+                  e.shmem, e.library_params, e.sizes, e.duration_ns, e.samples, e.source);
 }
 
 inline bool same_entries(const rt::KernelDb& a, const rt::KernelDb& b) {
@@ -35,10 +35,10 @@ inline void check_loaded(const rt::KernelDb& db) {
     sim::GpuSpec gpu = h100;
     gpu.name = e.gpu;
     sim::LaunchGeometry g{e.grid_x, e.grid_y, e.grid_z, e.block_x, e.block_y, e.block_z, e.shmem};
-    const auto exact = db.lookup(gpu, e.kernel, g, e.library_params);
+    const auto exact = db.lookup(gpu, e.kernel, g, e.library_params, e.sizes);
     if (!exact || *exact != e.duration_ns) std::abort();
     g.gx = g.gx > 1 ? g.gx / 2 : 7;
-    const auto nearest = db.lookup(gpu, e.kernel, g, e.library_params);
+    const auto nearest = db.lookup(gpu, e.kernel, g, e.library_params, e.sizes);
     if (nearest && *nearest < 0) std::abort();
   }
 
