@@ -127,21 +127,28 @@ void MaxMinSolver::activate_link(std::vector<LinkRecord>& links, LinkId id) {
   state.local = static_cast<std::uint32_t>(local_links_.size());
   const LinkRecord& link = links[id];
   LocalLink local{id, 0, static_cast<std::uint32_t>(adjacency_.size()), 0, link.capacity, 0};
+  const double fixed_below = level_ * (1 - margin_);
   for (const LinkEntry& entry : link.flows) {
-    // Entries below the current level hold final levels: old ones of flows not looked at, new
-    // ones of flows frozen in this solve.
+    // Entries below the current level hold final levels: old ones of flows not looked at (unless
+    // this link bound them: it may have room for them now), new ones of flows frozen in this solve.
+    // A flow looked at but not frozen yet (held, or free) shares this link whatever its entry
+    // says: its level may still change, and every link it crosses must see that. (Counting it as
+    // fixed load here let it rise past this link's capacity when it was released later, e.g. the
+    // second entry of a flow crossing the link twice, or a held flow added by another link.)
     const FlowState& flow = flow_state_[entry.flow];
-    if (entry.level < level_ * (1 - margin_) && (flow.bottleneck != id || flow.mark == mark_)) {
+    std::uint32_t f = flow.local;
+    if (flow.mark == mark_) {
+      if (local_flows_[f].role == Role::Frozen) {
+        local.remaining -=
+            entry.level < fixed_below ? entry.rate() : local_flows_[f].level * entry.weight;
+        continue;
+      }
+    } else if (entry.level < fixed_below && flow.bottleneck != id) {
       local.remaining -= entry.rate();
       continue;
-    }
-    std::uint32_t f = flow.local;
-    if (flow.mark != mark_) {
+    } else {
       f = add_flow(entry.flow, Role::Held, entry.weight, entry.level);
       limits_.push(entry.level, f);
-    } else if (local_flows_[f].role == Role::Frozen) {
-      local.remaining -= local_flows_[f].level * entry.weight;
-      continue;
     }
     ++local.unfrozen;
     local.unfrozen_weight += entry.weight;
@@ -159,12 +166,23 @@ void MaxMinSolver::activate_links_of(const std::vector<FlowRecord>& flows,
   for (const Hop& hop : flows[local_flows_[local].slot].hops) activate_link(links, hop.link);
 }
 
-bool MaxMinSolver::released(const LocalFlow& flow, double level) const {
+bool MaxMinSolver::released(const std::vector<FlowRecord>& flows, const LocalFlow& flow,
+                            double level) const {
   if (flow.bottleneck < 0) return false;  // held by its own cap
   const LinkState& state = link_state_[flow.bottleneck];
   if (state.mark != mark_) return false;  // not active: binds as before
   const LocalLink& link = local_links_[state.local];
-  return link.unfrozen > 0 && link.remaining / link.unfrozen_weight > level * (1 + tolerance_);
+  if (!(link.unfrozen > 0 && link.remaining / link.unfrozen_weight > level * (1 + tolerance_))) {
+    return false;
+  }
+  // An active link that took the flow's old rate as fixed load (it was below the level there and
+  // bound elsewhere) would not see it rise: it stays. With exact levels this cannot happen (a link
+  // with room above a flow's level is not its bottleneck); with a tolerance or rounding it can.
+  std::size_t active_hops = 0;
+  for (const Hop& hop : flows[flow.slot].hops) active_hops += link_state_[hop.link].mark == mark_;
+  std::size_t shared = 0;
+  for (std::uint32_t ref = flow.links; ref != kNone; ref = link_refs_[ref].next) ++shared;
+  return shared == active_hops;
 }
 
 // Its old bottleneck has room: the flow rises with the free ones, constrained by all its links.
@@ -258,7 +276,7 @@ void MaxMinSolver::fill(std::vector<FlowRecord>& flows, std::vector<LinkRecord>&
       limits_.pop();
       level_ = std::max(level_, level);
       const LocalFlow& flow = local_flows_[local];
-      if (flow.role == Role::Held && released(flow, level)) {
+      if (flow.role == Role::Held && released(flows, flow, level)) {
         release(flows, links, local);
       } else {
         freeze(flows, links, local, level, -1);

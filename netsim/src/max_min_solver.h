@@ -102,8 +102,9 @@ class MaxMinSolver {
   void activate_links_of(const std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links,
                          std::uint32_t local);
   void fill(std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links);
-  // True when a held flow's old bottleneck is active and has room above `level`.
-  bool released(const LocalFlow& flow, double level) const;
+  // True when a held flow's old bottleneck is active and has room above `level`, and every active
+  // link it crosses counts it as sharing (not as fixed load).
+  bool released(const std::vector<FlowRecord>& flows, const LocalFlow& flow, double level) const;
   void release(const std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links,
                std::uint32_t local);
   void freeze(const std::vector<FlowRecord>& flows, std::vector<LinkRecord>& links,

@@ -125,5 +125,58 @@ TEST(FlowModelTolerance, RejectsToleranceOutsideZeroToOne) {
   EXPECT_NO_THROW(FlowModel(topology, FlowModelOptions{0.5}));
 }
 
+// A flow crossing a link twice, held below the other flows' level (the tolerance let them rise
+// without it), used to be counted on that link once as sharing and once as fixed load when the
+// others left: it then rose to capacity minus its own old rate, 1.39 x the link. (Found by
+// flow_model_stress_test.cc.)
+TEST(FlowModelTolerance, AFlowCrossingALinkTwiceNeverOverloadsIt) {
+  Topology topology;
+  const NodeId a = topology.add_node(NodeKind::LeafSwitch, "a");
+  const NodeId b = topology.add_node(NodeKind::LeafSwitch, "b");
+  const LinkId l0 = topology.add_link(a, b, 3e9, 0);
+  const LinkId l1 = topology.add_link(a, b, 47.5e9, 0);
+  const LinkId l2 = topology.add_link(a, b, 3e9, 0);
+  const LinkId l4 = topology.add_link(a, b, 47.5e9, 0);
+  const LinkId l7 = topology.add_link(a, b, 25e9, 0);
+  const LinkId l9 = topology.add_link(a, b, 1e9, 0);
+  FlowModel model(topology, FlowModelOptions{0.1});
+  struct Start {
+    Time at;
+    Path path;
+    double bytes;
+    double cap;
+    double weight;
+  };
+  const std::vector<Start> starts = {
+      {3053291916, Path{{l9, l7, l7, l2}, 12345}, 36830586, 123456789, 1},
+      {3269309199, Path{{l2, l9, l4, l1}, 2500}, 8684546, 123456789, 8},
+      {3314428255, Path{{l7, l1, l2}, 0}, 49874199, kUnlimitedRate, 1},
+      {3314703968, Path{{l2, l0, l2}, 2500}, 125000000, 4e9, 1},  // crosses l2 twice
+  };
+  std::vector<FlowId> ids;
+  auto check_links = [&] {
+    for (LinkId l = 0; l < topology.link_count(); ++l) {
+      ASSERT_LE(model.link_utilization(l), 1 + 1e-9) << "link " << l << " at " << model.now();
+    }
+  };
+  for (const Start& s : starts) {
+    while (model.next_event_time() && *model.next_event_time() < s.at) {
+      model.advance_to(*model.next_event_time());
+      check_links();
+    }
+    ids.push_back(model.start_flow(s.at, s.path, s.bytes, s.cap, s.weight));
+  }
+  int completed = 0;
+  while (const auto next = model.next_event_time()) {
+    completed += static_cast<int>(model.advance_to(*next).size());
+    check_links();
+    if (completed == 3) {
+      // Alone, it gets half of l2 (it crosses it twice).
+      EXPECT_DOUBLE_EQ(model.flow_rate(ids[3]), 1.5e9);
+    }
+  }
+  EXPECT_EQ(completed, 4);
+}
+
 }  // namespace
 }  // namespace seer::net
