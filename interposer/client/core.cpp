@@ -550,11 +550,15 @@ wire::Answer Core::wait_answer(uint64_t id) {
       }
     }
     if (read_mu_.try_lock()) {
-      bool mine = false;
-      while (!mine) {
+      // Another reader (the flusher polling for unasked messages) may have read this answer
+      // between the look above and taking the socket: look again before reading, or the read
+      // waits for a message that never comes.
+      while (true) {
+        {
+          std::lock_guard<std::mutex> lock(answer_mu_);
+          if (answers_.count(id) > 0) break;
+        }
         read_one_message();
-        std::lock_guard<std::mutex> lock(answer_mu_);
-        mine = answers_.count(id) > 0;
       }
       read_mu_.unlock();
       answer_cv_.notify_all();
