@@ -1,8 +1,10 @@
 // seer profile's recorder, loaded into a program that runs on a real GPU with NVIDIA's own
 // libraries. The driver loads it through CUDA_INJECTION64_PATH and calls InitializeInjection
-// during cuInit. It records kernel, memcpy and memset activities with CUPTI and appends them to
-// $SEER_PROFILE_DIR/records-PID.tsv as buffers complete and at exit (format: README.md).
-// It links nothing of Seer's: CUPTI is opened by name at run time.
+// during cuInit. It records kernel, memcpy and memset activities with CUPTI, and what the wrappers
+// (cublas_calls.cpp, launch_args.cpp) mark: library calls and launches' size arguments, tied to
+// their kernels by external correlation ids. Lines go to $SEER_PROFILE_DIR/records-PID.tsv as
+// buffers complete and at exit (format: README.md). It links nothing of Seer's: CUPTI is opened by
+// name at run time.
 
 #include "recorder.h"
 
