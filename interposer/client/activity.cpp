@@ -13,6 +13,7 @@
 namespace seer::client::activity {
 
 std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_sync_enabled{false};
 
 namespace {
 
@@ -22,11 +23,25 @@ std::mutex& g_mu = *new std::mutex();
 std::vector<Op>& g_ops = *new std::vector<Op>();  // guarded by g_mu
 std::vector<int>& g_devices =
     *new std::vector<int>();  // devices with remembered ops, guarded by g_mu
+std::vector<Sync>& g_syncs = *new std::vector<Sync>();  // guarded by g_mu
 std::atomic<uint32_t> g_next_correlation{1};
 
 // Per thread and kind (CUpti_ExternalCorrelationKind), the pushed external ids.
 thread_local std::map<uint32_t, std::vector<uint64_t>> tl_external;
 thread_local uint32_t tl_tid = 0;
+
+uint32_t thread_id() {
+  if (tl_tid == 0) tl_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  return tl_tid;
+}
+
+std::vector<std::pair<uint32_t, uint64_t>> external_ids() {
+  std::vector<std::pair<uint32_t, uint64_t>> out;
+  for (const auto& [kind, stack] : tl_external) {
+    if (!stack.empty()) out.emplace_back(kind, stack.back());
+  }
+  return out;
+}
 
 std::string library_label(const wire::LibraryCall& l) {
   static const char* const kTypes[] = {"f64", "f32", "tf32", "f16", "bf16", "f8", "i8"};
@@ -72,20 +87,24 @@ void note_submit_slow(ThreadState& ts, const StreamObj& s, const PodRecord& r) {
       op.pinned = r.flag_a;
       op.bytes = r.b;
       break;
+    case PodRecord::kCollective:
+      op.kind = OpKind::kCollective;
+      if (r.collective && r.collective->parts_size() > 0) {
+        op.coll = static_cast<uint8_t>(r.collective->parts(0).kind());
+        op.datatype = r.collective->parts(0).datatype();
+      }
+      break;
     default:
       return;
   }
-  if (tl_tid == 0) tl_tid = static_cast<uint32_t>(syscall(SYS_gettid));
   op.correlation = next_correlation();
   op.stream = s.id;
   op.ordinal = s.submitted;
   op.device = s.device;
-  op.thread_id = tl_tid;
+  op.thread_id = thread_id();
   op.api_start = ts.clock.load(std::memory_order_relaxed);
   op.api_end = op.api_start + Core::instance().costs().launch();
-  for (const auto& [kind, stack] : tl_external) {
-    if (!stack.empty()) op.external.emplace_back(kind, stack.back());
-  }
+  op.external = external_ids();
   std::lock_guard<std::mutex> lock(g_mu);
   bool known = false;
   for (int d : g_devices) known = known || d == op.device;
@@ -137,8 +156,38 @@ std::vector<Op> collect() {
     if (it == by_op.end()) continue;
     op.start = it->second->start();
     op.end = it->second->end();
+    op.algo = it->second->algo();
+    op.proto = it->second->proto();
+    op.channels = it->second->channels();
   }
   return ops;
+}
+
+void SyncNote::begin(SyncKind kind, int device, uint64_t stream, uint64_t event) {
+  active_ = true;
+  sync_.kind = kind;
+  sync_.correlation = next_correlation();
+  sync_.device = device;
+  sync_.stream = stream;
+  sync_.event = event;
+  sync_.thread_id = thread_id();
+  sync_.start = ts_.clock.load(std::memory_order_relaxed);
+  sync_.external = external_ids();
+}
+
+void SyncNote::end() {
+  sync_.end = ts_.clock.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_syncs.push_back(std::move(sync_));
+}
+
+void set_sync_enabled(bool on) { g_sync_enabled.store(on); }
+
+std::vector<Sync> collect_syncs() {
+  std::vector<Sync> out;
+  std::lock_guard<std::mutex> lock(g_mu);
+  out.swap(g_syncs);
+  return out;
 }
 
 }  // namespace seer::client::activity

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "activity.h"
 #include "graph.h"
 #include "ops.h"
 
@@ -38,6 +39,7 @@ cudaError_t stream_synchronize(ThreadState& ts, const void* stream, bool per_thr
   StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
   if (!s) return cudaErrorInvalidResourceHandle;
   if (cudaError_t e = graph::check_sync(s); e != cudaSuccess) return e;
+  activity::SyncNote note(ts, activity::SyncKind::kStream, s->device, s->id);
   sync_stream(ts, s);
   return cudaSuccess;
 }
@@ -65,6 +67,7 @@ cudaError_t stream_wait_event(ThreadState& ts, const void* stream, const void* e
   if (!s || !e) return cudaErrorInvalidResourceHandle;
   if (flags > 1) return cudaErrorInvalidValue;
   if (cudaError_t err; graph::stream_wait(ts, s, e, err)) return err;
+  activity::SyncNote note(ts, activity::SyncKind::kStreamWaitEvent, s->device, s->id, e->id);
   PodRecord r;
   r.type = PodRecord::kStreamWaitEvent;
   r.a = s->id;
@@ -111,6 +114,7 @@ cudaError_t event_synchronize(ThreadState& ts, const void* event) {
   if (!e) return cudaErrorInvalidResourceHandle;
   if (cudaError_t err = graph::check_event(e); err != cudaSuccess) return err;
   if (!e->recorded) return cudaSuccess;
+  activity::SyncNote note(ts, activity::SyncKind::kEvent, e->device, activity::Sync::kNone, e->id);
   learn(ts, e);
   if (e->completion > ts.clock.load(std::memory_order_relaxed)) {
     ts.clock.store(e->completion + Core::instance().costs().sync_return(),

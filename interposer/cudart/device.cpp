@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "activity.h"
 #include "api.h"
 #include "graph.h"
 
@@ -84,6 +85,8 @@ SEER_CUDA_API cudaError_t cudaDeviceSynchronize(void) {
   if (cudaError_t e = seer::client::graph::check_unsafe_call(); e != cudaSuccess) {
     return fail(call.ts(), e);
   }
+  seer::client::activity::SyncNote note(call.ts(), seer::client::activity::SyncKind::kContext,
+                                        call.ts().device);
   seer::wire::Request r;
   r.set_device_sync(call.ts().device);
   Core::instance().request(call.ts(), r);

@@ -17,6 +17,7 @@
 
 #include "activity.h"
 #include "core.h"
+#include "nccl_kernel.h"
 #include "record_writer.h"
 #include "wire.pb.h"
 
@@ -44,6 +45,11 @@ bool op_kind(CUpti_ActivityKind k) {
 bool any_op_kind() {
   return g_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] || g_kinds[CUPTI_ACTIVITY_KIND_KERNEL] ||
          g_kinds[CUPTI_ACTIVITY_KIND_MEMCPY] || g_kinds[CUPTI_ACTIVITY_KIND_MEMSET];
+}
+
+// Synchronization calls are noted for their own records and for their runtime-API records.
+bool any_sync_kind() {
+  return g_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION] || g_kinds[CUPTI_ACTIVITY_KIND_RUNTIME];
 }
 
 // Kineto only flushes when CUPTI has asked for a buffer, so one is held while tracing.
@@ -145,12 +151,24 @@ bool write_op(RecordWriter& w, const activity::Op& op, const Timebase& tb) {
   const auto stream = static_cast<uint32_t>(op.stream);
   const uint32_t context = device + 1;
   bool ok = true;
+  CUpti_ActivityKind api_kind = CUPTI_ACTIVITY_KIND_RUNTIME;
   uint32_t cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
-  if (op.kind == activity::OpKind::kKernel) {
+  const bool collective = op.kind == activity::OpKind::kCollective;
+  if (collective) {
+    // NCCL launches through the driver's cuLaunchKernelEx when it can, as NCCL 2.28 does.
+    if (g_flush_kinds[CUPTI_ACTIVITY_KIND_DRIVER]) {
+      api_kind = CUPTI_ACTIVITY_KIND_DRIVER;
+      cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx;
+    } else {
+      cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060;
+    }
+  }
+  if (op.kind == activity::OpKind::kKernel || collective) {
     if (g_flush_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] ||
         g_flush_kinds[CUPTI_ACTIVITY_KIND_KERNEL]) {
       seer::cupti::KernelFields f{};
-      f.name = intern(op.name);
+      f.name = intern(collective ? seer::cupti::nccl_kernel_name(op.coll, op.datatype, op.algo)
+                                 : op.name);
       f.start = start;
       f.end = end;
       f.device = device;
@@ -160,6 +178,10 @@ bool write_op(RecordWriter& w, const activity::Op& op, const Timebase& tb) {
       for (int i = 0; i < 3; ++i) {
         f.grid[i] = static_cast<int32_t>(op.grid[i]);
         f.block[i] = static_cast<int32_t>(op.block[i]);
+      }
+      if (collective) {
+        f.grid[0] = op.channels > 0 ? op.channels : 1;
+        f.block[0] = seer::cupti::nccl_kernel_threads(op.proto);
       }
       f.dynamic_shared = static_cast<int32_t>(op.shmem);
       ok = w.kernel(f);
@@ -189,9 +211,9 @@ bool write_op(RecordWriter& w, const activity::Op& op, const Timebase& tb) {
       if (g_flush_kinds[CUPTI_ACTIVITY_KIND_MEMCPY]) ok = w.memcpy(f);
     }
   }
-  if (ok && g_flush_kinds[CUPTI_ACTIVITY_KIND_RUNTIME]) {
+  if (ok && g_flush_kinds[api_kind]) {
     seer::cupti::ApiFields a{};
-    a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    a.kind = api_kind;
     a.cbid = cbid;
     a.process = static_cast<uint32_t>(getpid());
     a.thread = op.thread_id;
@@ -207,6 +229,86 @@ bool write_op(RecordWriter& w, const activity::Op& op, const Timebase& tb) {
     }
   }
   return ok;
+}
+
+uint32_t sync_cbid(activity::SyncKind kind) {
+  switch (kind) {
+    case activity::SyncKind::kEvent:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020;
+    case activity::SyncKind::kStreamWaitEvent:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020;
+    case activity::SyncKind::kStream:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020;
+    default:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020;
+  }
+}
+
+uint32_t sync_id(uint64_t id) {
+  return id == activity::Sync::kNone ? CUPTI_SYNCHRONIZATION_INVALID_VALUE
+                                     : static_cast<uint32_t>(id);
+}
+
+// The records of one synchronization call, all or none.
+bool write_sync(RecordWriter& w, const activity::Sync& s, const Timebase& tb) {
+  const auto start = static_cast<uint64_t>(tb.stamp(s.start));
+  const auto end = static_cast<uint64_t>(tb.stamp(s.end));
+  bool ok = true;
+  if (g_flush_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]) {
+    seer::cupti::SyncFields f{};
+    f.type = static_cast<CUpti_ActivitySynchronizationType>(s.kind);
+    f.start = start;
+    f.end = end;
+    f.correlation = s.correlation;
+    f.context = static_cast<uint32_t>(s.device) + 1;
+    f.stream = sync_id(s.stream);
+    f.event = sync_id(s.event);
+    ok = w.sync(f);
+  }
+  if (ok && g_flush_kinds[CUPTI_ACTIVITY_KIND_RUNTIME]) {
+    seer::cupti::ApiFields a{};
+    a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    a.cbid = sync_cbid(s.kind);
+    a.process = static_cast<uint32_t>(getpid());
+    a.thread = s.thread_id;
+    a.correlation = s.correlation;
+    a.start = start;
+    a.end = end;
+    ok = w.api(a);
+  }
+  if (g_flush_kinds[CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION]) {
+    for (const auto& [kind, id] : s.external) {
+      if (!ok) break;
+      ok = w.external(static_cast<CUpti_ExternalCorrelationKind>(kind), id, s.correlation);
+    }
+  }
+  return ok;
+}
+
+// Writes items [0, n) through `write` (all records of an item or none), handing buffers back
+// to the profiler as they fill; an item larger than a whole buffer is dropped.
+template <class Write>
+void write_items(size_t n, Write write) {
+  size_t i = 0;
+  while (i < n) {
+    request_buffer_locked();
+    if (!g_buffer) return;
+    RecordWriter w(g_buffer, g_buffer_size);
+    while (i < n) {
+      const size_t before = w.used();
+      if (!write(w, i)) {
+        // Undo a partly written item by completing only what came before it.
+        if (before == 0) {
+          ++i;
+          continue;
+        }
+        complete_buffer_locked(before);
+        break;
+      }
+      ++i;
+    }
+    if (i == n) complete_buffer_locked(w.used());
+  }
 }
 
 }  // namespace
@@ -231,27 +333,33 @@ CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallb
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
   if (static_cast<size_t>(kind) >= g_kinds.size()) return CUPTI_ERROR_INVALID_KIND;
   bool start_ops = false;
+  bool syncs = false;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     start_ops = op_kind(kind) && !any_op_kind();
     g_kinds[kind] = true;
     g_flush_kinds[kind] = true;
+    syncs = any_sync_kind();
     request_buffer_locked();
   }
   if (start_ops) activity::set_enabled(true);
+  activity::set_sync_enabled(syncs);
   return CUPTI_SUCCESS;
 }
 
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
   if (static_cast<size_t>(kind) >= g_kinds.size()) return CUPTI_ERROR_INVALID_KIND;
   bool stop_ops = false;
+  bool syncs = false;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     const bool before = any_op_kind();
     g_kinds[kind] = false;
     stop_ops = before && !any_op_kind();
+    syncs = any_sync_kind();
   }
   if (stop_ops) activity::set_enabled(false);
+  activity::set_sync_enabled(syncs);
   return CUPTI_SUCCESS;
 }
 
@@ -277,43 +385,25 @@ CUptiResult CUPTIAPI cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrela
 
 CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t) {
   std::vector<activity::Op> ops = activity::collect();
+  std::vector<activity::Sync> syncs = activity::collect_syncs();
   std::lock_guard<std::mutex> lock(g_mu);
   if (getenv("SEER_CUPTI_DEBUG")) {
     size_t timed = 0;
     for (const auto& op : ops) timed += op.start >= 0;
-    fprintf(stderr, "[seer cupti] flush: %zu ops, %zu timed, buffer %p\n", ops.size(), timed,
-            static_cast<void*>(g_buffer));
+    fprintf(stderr, "[seer cupti] flush: %zu ops, %zu timed, %zu syncs, buffer %p\n", ops.size(),
+            timed, syncs.size(), static_cast<void*>(g_buffer));
   }
-  const Timebase tb = ops.empty() ? Timebase{} : timebase();
-  size_t i = 0;
-  while (i < ops.size()) {
-    request_buffer_locked();
-    if (!g_buffer) break;
-    RecordWriter w(g_buffer, g_buffer_size);
-    while (i < ops.size()) {
-      if (ops[i].start < 0) {  // the session reported no time: not simulated
-        ++i;
-        continue;
-      }
-      const size_t before = w.used();
-      if (!write_op(w, ops[i], tb)) {
-        // Undo a partly written op by completing only what came before it.
-        if (before == 0) {
-          ++i;  // larger than a whole buffer: dropped
-          continue;
-        }
-        complete_buffer_locked(before);
-        break;
-      }
-      ++i;
-    }
-    if (i == ops.size()) complete_buffer_locked(w.used());
-  }
+  const Timebase tb = ops.empty() && syncs.empty() ? Timebase{} : timebase();
+  write_items(ops.size() + syncs.size(), [&](RecordWriter& w, size_t i) {
+    if (i >= ops.size()) return write_sync(w, syncs[i - ops.size()], tb);
+    // An op the session reported no time for was not simulated: no records.
+    return ops[i].start < 0 || write_op(w, ops[i], tb);
+  });
   // Like CUPTI's forced flush, every buffer goes back (Kineto discards them after a flush);
   // tracing on still needs one held, or Kineto would not flush again.
   complete_buffer_locked(0);
   g_flush_kinds = g_kinds;
-  if (any_op_kind()) request_buffer_locked();
+  if (any_op_kind() || any_sync_kind()) request_buffer_locked();
   return CUPTI_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <mutex>
+#include <utility>
 
 #include "core.h"
 #include "cuda_state.h"
@@ -88,10 +89,24 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
                                           const char** name) {
   if (!name) return CUPTI_ERROR_INVALID_PARAMETER;
   *name = "unknown";
+  // The calls Seer writes API records for.
+  static const std::pair<uint32_t, const char*> kRuntime[] = {
+      {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, "cudaMemsetAsync"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, "cudaEventSynchronize"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize"},
+  };
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000) *name = "cudaLaunchKernel";
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020) *name = "cudaMemcpyAsync";
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020) *name = "cudaMemsetAsync";
+    for (const auto& [id, n] : kRuntime) {
+      if (cbid == id) *name = n;
+    }
+  }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx) {
+    *name = "cuLaunchKernelEx";
   }
   return CUPTI_SUCCESS;
 }

@@ -23,6 +23,8 @@ size_t record_size(CUpti_ActivityKind kind) {
       return align8(sizeof(ApiRecord));
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
       return align8(sizeof(ExternalRecord));
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return align8(sizeof(SyncRecord));
     default:
       return 0;
   }
@@ -118,6 +120,22 @@ bool RecordWriter::external(CUpti_ExternalCorrelationKind kind, uint64_t externa
   e->externalKind = kind;
   e->externalId = external_id;
   e->correlationId = correlation;
+  return true;
+}
+
+bool RecordWriter::sync(const SyncFields& f) {
+  auto* s = static_cast<SyncRecord*>(reserve(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+  if (!s) return false;
+  s->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  s->type = f.type;
+  s->start = f.start;
+  s->end = f.end;
+  s->correlationId = f.correlation;
+  s->contextId = f.context;
+  s->streamId = f.stream;
+  s->cudaEventId = f.event;
+  s->cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  s->returnValue = 0;
   return true;
 }
 

@@ -20,6 +20,8 @@ using MemcpyRecord = CUpti_ActivityMemcpy6;
 using MemsetRecord = CUpti_ActivityMemset4;
 using ApiRecord = CUpti_ActivityAPI;
 using ExternalRecord = CUpti_ActivityExternalCorrelation;
+// Kineto reads the CUpti_ActivitySynchronization prefix; CUPTI 13 writes this longer layout.
+using SyncRecord = CUpti_ActivitySynchronization2;
 
 // Records sit at 8-byte aligned offsets, each taking its struct's size rounded up to 8.
 size_t record_size(CUpti_ActivityKind kind);
@@ -43,6 +45,13 @@ struct ApiFields {
   uint64_t start, end;
 };
 
+struct SyncFields {
+  CUpti_ActivitySynchronizationType type;
+  uint64_t start, end;
+  // stream and event: CUPTI_SYNCHRONIZATION_INVALID_VALUE where the call has none.
+  uint32_t correlation, context, stream, event;
+};
+
 // Appends records to one buffer; each returns false (writing nothing) when it would not fit.
 class RecordWriter {
  public:
@@ -52,6 +61,7 @@ class RecordWriter {
   bool memset(const CopyFields& f, uint32_t value);
   bool api(const ApiFields& f);
   bool external(CUpti_ExternalCorrelationKind kind, uint64_t external_id, uint32_t correlation);
+  bool sync(const SyncFields& f);
   size_t used() const { return used_; }
   size_t records() const { return records_; }
 

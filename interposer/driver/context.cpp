@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "activity.h"
 #include "api.h"
 #include "graph.h"
 
@@ -211,6 +212,8 @@ SEER_CU_API CUresult cuCtxDestroy(CUcontext ctx) { return cuCtxDestroy_v2(ctx); 
 SEER_CU_API CUresult cuCtxSynchronize(void) {
   SEER_CU_ENTER(other_call);
   if (cudaError_t e = seer::client::graph::check_unsafe_call(); e != cudaSuccess) return to_cu(e);
+  seer::client::activity::SyncNote note(call.ts(), seer::client::activity::SyncKind::kContext,
+                                        call.ts().device);
   ops::sync_device(call.ts(), call.ts().device);
   return CUDA_SUCCESS;
 }
@@ -220,6 +223,8 @@ SEER_CU_API CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   if (cudaError_t e = seer::client::graph::check_unsafe_call(); e != cudaSuccess) return to_cu(e);
   CtxObj* c = ctx ? find_context(ctx) : primary_context(call.ts().device);
   if (!c) return CUDA_ERROR_INVALID_CONTEXT;
+  seer::client::activity::SyncNote note(call.ts(), seer::client::activity::SyncKind::kContext,
+                                        c->device);
   ops::sync_device(call.ts(), c->device);
   return CUDA_SUCCESS;
 }

@@ -1,5 +1,9 @@
 #include "activity_tracker.h"
 
+#include <iterator>
+
+#include "seer/simcore/nccl/types.h"
+
 namespace seer::rt {
 namespace {
 
@@ -32,6 +36,23 @@ bool stream_of(const wire::Record& r, uint64_t& stream, bool& op) {
     default:
       return false;
   }
+}
+
+// NCCL's spelling in kernel names (src/device/generate.py), by sim::nccl::Algo and Proto value.
+constexpr const char* kAlgoNames[] = {
+    "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+constexpr const char* kProtoNames[] = {"LL", "LL128", "SIMPLE"};
+static_assert(std::size(kAlgoNames) == sim::nccl::kNumAlgos);
+static_assert(std::size(kProtoNames) == sim::nccl::kNumProtos);
+
+void set_nccl_choice(const sim::OpDesc& d, wire::OpTime& t) {
+  if (d.kind != sim::OpKind::kCollective) return;
+  t.set_channels(d.nchannels);
+  if (d.algo < 0 || d.algo >= sim::nccl::kNumAlgos || d.proto < 0 ||
+      d.proto >= sim::nccl::kNumProtos)
+    return;
+  t.set_algo(kAlgoNames[d.algo]);
+  t.set_proto(kProtoNames[d.proto]);
 }
 
 }  // namespace
@@ -67,6 +88,7 @@ void ActivityTracker::scan(const sim::Engine& engine) {
     t.set_ordinal(s.waiting.front());
     t.set_start(rec.start);
     t.set_end(rec.end);
+    set_nccl_choice(rec.desc, t);
     s.waiting.pop_front();
     p.done.push_back(std::move(t));
   }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "seer/simcore/engine.h"
+#include "seer/simcore/nccl/env.h"
 
 namespace seer::rt {
 namespace {
@@ -92,6 +93,66 @@ TEST_F(ActivityTrackerTest, StopsAfterTrackingEnds) {
   const auto times = tracker.query(0, true, engine);
   ASSERT_EQ(times.size(), 1u);
   EXPECT_EQ(times[0].ordinal(), 3u);
+}
+
+// An all-reduce of two processes on a 2-GPU NVSwitch node, timed by the NCCL model with Tree
+// forced: the tracking process's collective comes back with the algorithm and protocol in
+// NCCL's kernel-name spelling and the channel count, at the engine's times.
+TEST(ActivityTrackerCollective, ReportsTheNcclModelsChoice) {
+  Listener listener;
+  sim::Engine engine(listener);
+  const sim::GpuSpec gpu = *sim::find_gpu("H100-SXM-80GB");
+  sim::NetworkConfig net;
+  net.shape.nodes = 1;
+  net.shape.gpus_per_node = 2;
+  net.shape.nvswitch = true;
+  net.shape.nvlink_bw_per_gpu = 450e9;
+  net.shape.nvswitch_latency = 700;
+  net.shape.pcie_bw = 64e9;
+  net.shape.pcie_latency = 500;
+  net.shape.nics_per_node = 2;
+  net.shape.nic_bw = 50e9;
+  net.shape.nic_latency = 1000;
+  net.shape.switch_hop_latency = 200;
+  net.gpu = gpu;
+  ASSERT_TRUE(sim::nccl::parse_algo_list("tree", net.env));
+  for (int g = 0; g < 2; ++g) engine.add_gpu(gpu, 0, sim::NodeLinks{});
+  engine.set_network(net);
+  engine.add_comm(5, {0, 1});
+  constexpr uint64_t kStream = 3;
+  ActivityTracker tracker;
+  EXPECT_TRUE(tracker.query(0, true, engine).empty());
+  for (int p = 0; p < 2; ++p) {
+    ASSERT_TRUE(engine.create_stream(p, kStream, p, false, false));
+    sim::CollPart part;
+    part.kind = sim::CollKind::kAllReduce;
+    part.count = 1 << 20;
+    part.type_bytes = 4;
+    part.datatype = 7;
+    const bool ok = engine.submit_collective(p, kStream, 100, 5, p, {part});
+    wire::Record r;
+    r.set_t(100);
+    r.mutable_collective()->set_stream(kStream);
+    tracker.on_record(p, r, ok);
+  }
+  while (engine.next_event_time()) engine.step();
+  const std::vector<wire::OpTime> times = tracker.query(0, false, engine);
+  ASSERT_EQ(times.size(), 1u);
+  EXPECT_EQ(times[0].ordinal(), 1u);
+  EXPECT_EQ(times[0].algo(), "TREE");
+  EXPECT_TRUE(times[0].proto() == "LL" || times[0].proto() == "LL128" ||
+              times[0].proto() == "SIMPLE")
+      << times[0].proto();
+  EXPECT_GT(times[0].channels(), 0);
+  const sim::OpRecord* mine = nullptr;
+  for (const sim::OpRecord& r : engine.records()) {
+    if (r.process == 0) mine = &r;
+  }
+  ASSERT_NE(mine, nullptr);
+  EXPECT_EQ(mine->desc.kind, sim::OpKind::kCollective);
+  EXPECT_EQ(times[0].start(), mine->start);
+  EXPECT_EQ(times[0].end(), mine->end);
+  EXPECT_EQ(times[0].channels(), mine->desc.nchannels);
 }
 
 }  // namespace

@@ -131,6 +131,40 @@ TEST(RecordWriter, CopyMemsetApiAndExternalRecords) {
   EXPECT_EQ(rec, nullptr);
 }
 
+TEST(RecordWriter, SynchronizationRecordKinetoCanRead) {
+  alignas(8) std::vector<uint8_t> buffer(4096);
+  RecordWriter w(buffer.data(), buffer.size());
+  SyncFields f{CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 300, 400, 11, 2, 6, 19};
+  ASSERT_TRUE(w.sync(f));
+  ApiFields a{CUPTI_ACTIVITY_KIND_RUNTIME,
+              CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+              1,
+              2,
+              11,
+              300,
+              400};
+  ASSERT_TRUE(w.api(a));
+  EXPECT_EQ(record_size(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION),
+            sizeof(CUpti_ActivitySynchronization2));
+  CUpti_Activity* rec = nullptr;
+  ASSERT_EQ(next_record(buffer.data(), w.used(), &rec), CUPTI_SUCCESS);
+  ASSERT_EQ(rec->kind, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  // Kineto casts to CUpti_ActivitySynchronization, the prefix of this layout: its offsets.
+  const auto* r = reinterpret_cast<const uint8_t*>(rec);
+  EXPECT_EQ(read_at<uint32_t>(r, 4), CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT);
+  EXPECT_EQ(read_at<uint64_t>(r, 8), 300u);
+  EXPECT_EQ(read_at<uint64_t>(r, 16), 400u);
+  EXPECT_EQ(read_at<uint32_t>(r, 24), 11u);  // correlationId
+  EXPECT_EQ(read_at<uint32_t>(r, 28), 2u);   // contextId
+  EXPECT_EQ(read_at<uint32_t>(r, 32), 6u);   // streamId
+  EXPECT_EQ(read_at<uint32_t>(r, 36), 19u);  // cudaEventId
+  EXPECT_EQ(read_at<uint64_t>(r, offsetof(SyncRecord, cudaEventSyncId)),
+            uint64_t{CUPTI_SYNCHRONIZATION_INVALID_VALUE});
+  ASSERT_EQ(next_record(buffer.data(), w.used(), &rec), CUPTI_SUCCESS);
+  EXPECT_EQ(rec->kind, CUPTI_ACTIVITY_KIND_RUNTIME);
+  EXPECT_EQ(next_record(buffer.data(), w.used(), &rec), CUPTI_ERROR_MAX_LIMIT_REACHED);
+}
+
 TEST(RecordWriter, FullBufferTakesNothing) {
   alignas(8) std::vector<uint8_t> buffer(record_size(CUPTI_ACTIVITY_KIND_RUNTIME) + 8);
   RecordWriter w(buffer.data(), buffer.size());
