@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 
 namespace seer::client {
@@ -27,6 +28,7 @@ constexpr ArgSpec spec(std::initializer_list<ArgField> fields) {
 }
 
 constexpr ArgSpec kFirstInt = spec({{0, 0, 4}});
+constexpr ArgSpec kFirstLong = spec({{0, 0, 8}});
 // FSDP2's reduce-scatter copy-in: chunk_cat_cuda_kernel(src**, dst*, 6 x long*, long slice_size,
 // long chunk_size, long dst_to_src_ratio): slice_size (param 8) and the ratio (param 10).
 constexpr ArgSpec kChunkCat = spec({{8, 0, 8}, {10, 0, 8}});
@@ -37,6 +39,31 @@ constexpr ArgSpec kSplitCopy = spec({{5, 0, 8}, {6, 0, 8}});
 constexpr ArgSpec kForwardInt = spec({{2, 0, 4}});
 constexpr ArgSpec kForwardLong = spec({{2, 0, 8}});
 constexpr ArgSpec kBackwardLong = spec({{3, 0, 8}});
+
+// softmax_warp_forward(dst, src, int batch, int stride, int element_count, ...) and
+// softmax_warp_backward(gI, grad, out, int batch, int stride, int element_count, ...).
+constexpr ArgSpec kSoftmaxWarpForward = spec({{2, 0, 4}, {3, 0, 4}, {4, 0, 4}});
+constexpr ArgSpec kSoftmaxWarpBackward = spec({{3, 0, 4}, {4, 0, 4}, {5, 0, 4}});
+// layer_norm_grad_input_kernel[_vectorized](dY, X, mean, rstd, gamma, dX, int N).
+constexpr ArgSpec kSeventhInt = spec({{6, 0, 4}});
+constexpr ArgSpec kSeventhLong = spec({{6, 0, 8}});
+// GammaBetaBackwardCUDAKernelTemplate(long M, long N, ...).
+constexpr ArgSpec kTwoLongs = spec({{0, 0, 8}, {1, 0, 8}});
+// vectorized_gather_kernel(out, in, idx, int num_ind, long slice_size, ...) and
+// embedding_backward_feature_kernel(indices, grad, grad_weight, int n, long stride, ...).
+constexpr ArgSpec kIntThenLong = spec({{3, 0, 4}, {4, 0, 8}});
+// Flash_fwd_params / Flash_bwd_params by value: h@96, b@176, seqlen_q@180, seqlen_k@184.
+constexpr ArgSpec kFlashParams = spec({{0, 96, 4}, {0, 176, 4}, {0, 180, 4}, {0, 184, 4}});
+// Memory-efficient attention Params by value: head_dim, num_queries, num_keys, custom_mask_type
+// (PyTorch's mem_eff_attention/kernel_forward.h and kernel_backward.h).
+constexpr ArgSpec kMemEffForward = spec({{0, 96, 4}, {0, 104, 4}, {0, 108, 4}, {0, 116, 1}});
+constexpr ArgSpec kMemEffBackward = spec({{0, 144, 4}, {0, 152, 4}, {0, 156, 4}, {0, 168, 1}});
+constexpr ArgSpec reduce_config_spec() {
+  ArgSpec s;
+  s.reduce_config = true;
+  return s;
+}
+constexpr ArgSpec kReduceConfig = reduce_config_spec();
 
 // cunn_SoftMax{Forward,ForwardSmem,ForwardReg}(out, in, classes) and
 // cunn_SoftMaxBackward[Smem](gI, out, gO, classes): classes is the last parameter, int or long
@@ -57,13 +84,84 @@ const ArgSpec* softmax_spec(const char* mangled) {
   return last == "int" ? &kForwardInt : nullptr;
 }
 
+struct NamedSpec {
+  const char* pattern;  // the identifier with its Itanium length prefix
+  const ArgSpec* spec;
+};
+
+// ATen kernels (at::native) whose models read arguments, besides the int-N-first ones.
+constexpr NamedSpec kAtenSpecs[] = {
+    {"13reduce_kernel", &kReduceConfig},
+    {"39layer_norm_grad_input_kernel_vectorized", &kSeventhInt},
+    {"28layer_norm_grad_input_kernel", &kSeventhInt},
+    {"35GammaBetaBackwardCUDAKernelTemplate", &kTwoLongs},
+    {"24vectorized_gather_kernel", &kIntThenLong},
+    {"33embedding_backward_feature_kernel", &kIntThenLong},
+    {"24index_elementwise_kernel", &kFirstLong},
+    {"43distribution_elementwise_grid_stride_kernel", &kFirstLong},
+    {"38nll_loss_forward_reduce_cuda_kernel_2d", &kSeventhLong},
+    {"39nll_loss_backward_reduce_cuda_kernel_2d", &kSeventhInt},
+};
+
+constexpr NamedSpec kFlashSpecs[] = {
+    {"16flash_fwd_kernel", &kFlashParams},
+    {"44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", &kFlashParams},
+    {"25flash_bwd_dot_do_o_kernel", &kFlashParams},
+    {"27flash_bwd_convert_dq_kernel", &kFlashParams},
+};
+
+const ArgSpec* find_spec(const char* mangled, const NamedSpec* specs, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (std::strstr(mangled, specs[i].pattern)) return specs[i].spec;
+  }
+  return nullptr;
+}
+
+// Outside at::native: in-tree attention and the anonymous-namespace softmax of SoftMax.cu.
+const ArgSpec* other_spec(const char* mangled) {
+  if (std::strncmp(mangled, "_ZN13pytorch_flash", 18) == 0) {
+    return find_spec(mangled, kFlashSpecs, std::size(kFlashSpecs));
+  }
+  if (std::strstr(mangled, "fmha_cutlassF_")) return &kMemEffForward;
+  if (std::strstr(mangled, "fmha_cutlassB_")) return &kMemEffBackward;
+  if (std::strstr(mangled, "20softmax_warp_forward")) return &kSoftmaxWarpForward;
+  if (std::strstr(mangled, "21softmax_warp_backward")) return &kSoftmaxWarpBackward;
+  return nullptr;
+}
+
+// ReduceConfig's ints: element_size_bytes, num_inputs, num_outputs, step_input, step_output,
+// ctas_per_output, input_mult[3], output_mult[2], block_width, block_height, num_threads, ...
+// (Reduce.cuh). It follows ReduceOp's ops and ident, whose sizes depend on the reduction.
+int read_reduce_config(void** args, uint64_t* out) {
+  const auto* p = static_cast<const unsigned char*>(args[0]);
+  if (!p) return 0;
+  for (int offset = 0; offset <= 64; offset += 4) {
+    int32_t c[14];
+    std::memcpy(c, p + offset, sizeof c);
+    const bool element_size = c[0] == 1 || c[0] == 2 || c[0] == 4 || c[0] == 8 || c[0] == 16;
+    const bool block = c[11] >= 1 && c[11] <= 1024 && c[12] >= 1 && c[12] <= 1024 &&
+                       c[13] == c[11] * c[12] && c[13] <= 1024;
+    if (element_size && block && c[1] > 0 && c[2] > 0 && c[5] >= 1 && c[5] <= 65535) {
+      out[0] = static_cast<uint64_t>(c[1]);
+      out[1] = static_cast<uint64_t>(c[2]);
+      out[2] = static_cast<uint64_t>(c[5]);
+      out[3] = (static_cast<uint64_t>(c[11]) << 16) | static_cast<uint64_t>(c[12]);
+      return 4;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 const ArgSpec* arg_spec_for_name(const char* mangled) {
   if (!mangled) return nullptr;
   const bool aten = std::strncmp(mangled, "_ZN2at6native", 13) == 0;
   const bool fsdp = std::strncmp(mangled, "_ZN5torch11distributed4fsdp", 27) == 0;
-  if (!aten && !fsdp) return nullptr;
+  if (!aten && !fsdp) return std::strncmp(mangled, "_Z", 2) == 0 ? other_spec(mangled) : nullptr;
+  if (aten) {
+    if (const ArgSpec* s = find_spec(mangled, kAtenSpecs, std::size(kAtenSpecs))) return s;
+  }
   if (std::strstr(mangled, "21chunk_cat_cuda_kernel")) return &kChunkCat;
   if (aten && std::strstr(mangled, "cunn_SoftMax")) return softmax_spec(mangled);
   if (std::strstr(mangled, "51split_with_sizes_copy_out_contiguous_no_cast_kernel")) {
@@ -77,6 +175,7 @@ const ArgSpec* arg_spec_for_name(const char* mangled) {
 
 int read_launch_args(const ArgSpec& spec, void** args, uint64_t* out) {
   if (!args) return 0;
+  if (spec.reduce_config) return read_reduce_config(args, out);
   for (int i = 0; i < spec.n; ++i) {
     const ArgField& f = spec.fields[i];
     const auto* p = static_cast<const unsigned char*>(args[f.param]);
@@ -84,6 +183,8 @@ int read_launch_args(const ArgSpec& spec, void** args, uint64_t* out) {
     int64_t v = 0;
     if (f.bytes == 8) {
       std::memcpy(&v, p + f.offset, 8);
+    } else if (f.bytes == 1) {
+      v = p[f.offset];
     } else {
       int32_t v32 = 0;
       std::memcpy(&v32, p + f.offset, 4);

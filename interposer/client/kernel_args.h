@@ -11,12 +11,15 @@ namespace seer::client {
 struct ArgField {
   uint8_t param = 0;    // ordinal in the launch's args array
   uint16_t offset = 0;  // byte offset inside that parameter (a struct passed by value)
-  uint8_t bytes = 4;    // 4: a signed int; 8: a signed 64-bit int
+  uint8_t bytes = 4;    // 1: an unsigned byte; 4: a signed int; 8: a signed 64-bit int
 };
 
 struct ArgSpec {
   int n = 0;
   ArgField fields[4];
+  // reduce_kernel's ReduceOp: find its ReduceConfig (16 ints, a few dozen bytes into param 0)
+  // and read num_inputs, num_outputs, ctas_per_output and (block_width << 16 | block_height).
+  bool reduce_config = false;
 };
 
 // The fields to read for a kernel, or nullptr when no model needs its arguments.

@@ -13,30 +13,6 @@
 namespace seer::rt {
 namespace {
 
-const char* aten_family_name(sim::AtenFamily f) {
-  switch (f) {
-    case sim::AtenFamily::kVectorizedElementwise:
-      return "vectorized elementwise";
-    case sim::AtenFamily::kUnrolledElementwise:
-      return "unrolled elementwise";
-    case sim::AtenFamily::kStridedElementwise:
-      return "strided elementwise";
-    case sim::AtenFamily::kLayerNormForward:
-      return "layer/RMS norm forward";
-    case sim::AtenFamily::kMultiTensorApply:
-      return "multi-tensor apply";
-    case sim::AtenFamily::kChunkCat:
-      return "FSDP2 chunk cat";
-    case sim::AtenFamily::kSplitCopy:
-      return "FSDP2 split copy";
-    case sim::AtenFamily::kSoftmax:
-      return "softmax";
-    case sim::AtenFamily::kNone:
-      break;
-  }
-  return "other kernels";
-}
-
 // "m=..,n=..,k=..,batch=.." or "bytes=..": the engine's library_params.
 std::optional<sim::OpDesc> library_op(const std::string& label, const std::string& params) {
   static const char* const kTypes[] = {"f64", "f32", "tf32", "f16", "bf16", "f8", "i8"};
@@ -99,17 +75,17 @@ EntryFit fit_entry(const KernelDbEntry& e) {
   }
   const sim::AtenKernel aten = sim::classify_aten_kernel(e.kernel);
   if (aten.family != sim::AtenFamily::kNone) {
-    if (const std::optional<double> bytes =
-            sim::aten_kernel_bytes(aten, g, e.sizes.data(), static_cast<int>(e.sizes.size()))) {
-      fit.family = aten_family_name(aten.family);
-      fit.model_ns = sim::aten_kernel_ns(*gpu, aten, *bytes);
+    if (const std::optional<sim::Time> t = sim::aten_kernel_time(
+            *gpu, aten, g, e.sizes.data(), static_cast<int>(e.sizes.size()))) {
+      fit.family = sim::aten_family_name(aten.family);
+      fit.model_ns = *t;
       return fit;
     }
   }
   if (e.kernel.rfind("triton_", 0) == 0) {
     fit.family = "Triton kernels (generic model)";
   } else {
-    fit.family = std::string(aten_family_name(aten.family)) + " (generic model)";
+    fit.family = std::string(sim::aten_family_name(aten.family)) + " (generic model)";
   }
   fit.model_ns = sim::generic_kernel_ns(*gpu, g);
   return fit;

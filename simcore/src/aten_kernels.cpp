@@ -1,60 +1,17 @@
 #include "seer/simcore/aten_kernels.h"
 
-#include <algorithm>
-#include <cctype>
-#include <cmath>
 #include <cstdlib>
 #include <vector>
+
+#include "aten_names.h"
 
 namespace seer::sim {
 namespace {
 
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// The template arguments of the kernel: from the first '<' to the '>' that precedes the
-// parameter list.
-std::string template_args(const std::string& name) {
-  const size_t open = name.find('<');
-  const size_t close = name.rfind(">(");
-  if (open == std::string::npos || close == std::string::npos || close <= open) return {};
-  return name.substr(open + 1, close - open - 1);
-}
-
-// Size of the first data type named in `args` (0 when none).
-int first_element_bytes(const std::string& args) {
-  static const std::pair<const char*, int> kTypes[] = {{"c10::BFloat16", 2},
-                                                       {"c10::Half", 2},
-                                                       {"c10::Float8_e4m3fn", 1},
-                                                       {"c10::Float8_e5m2", 1},
-                                                       {"c10::complex<double>", 16},
-                                                       {"c10::complex<float>", 8},
-                                                       {"double", 8},
-                                                       {"float", 4},
-                                                       {"long", 8},
-                                                       {"int", 4},
-                                                       {"short", 2},
-                                                       {"bool", 1},
-                                                       {"unsigned char", 1},
-                                                       {"signed char", 1}};
-  size_t best = std::string::npos;
-  int bytes = 0;
-  for (const auto& [type, size] : kTypes) {
-    const std::string t = type;
-    for (size_t at = args.find(t); at != std::string::npos; at = args.find(t, at + 1)) {
-      const bool starts = at == 0 || !word_char(args[at - 1]) || t.rfind("c10::", 0) == 0;
-      const size_t end = at + t.size();
-      const bool ends = end >= args.size() || !word_char(args[end]);
-      if (starts && ends) {
-        if (at < best) {
-          best = at;
-          bytes = size;
-        }
-        break;
-      }
-    }
-  }
-  return bytes;
-}
+using aten_names::first_element_bytes;
+using aten_names::split_args;
+using aten_names::template_args;
+using aten_names::template_int;
 
 // std::array<char*, Kul>: the tensors an element touches.
 int array_arity(const std::string& args) {
@@ -70,21 +27,9 @@ int functor_arity(const std::string& args) {
   return 2;
 }
 
-// The top-level template arguments of `args`, split at commas outside nested brackets.
-std::vector<std::string> split_args(const std::string& args) {
-  std::vector<std::string> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == '<' || args[i] == '(') ++depth;
-    if (args[i] == '>' || args[i] == ')') --depth;
-    if (args[i] == ',' && depth == 0) {
-      out.push_back(args.substr(start, i - start));
-      start = i + 2;
-    }
-  }
-  out.push_back(args.substr(start));
-  return out;
+int element_bytes_or_4(const std::string& args) {
+  const int bytes = first_element_bytes(args);
+  return bytes > 0 ? bytes : 4;
 }
 
 // Softmax over rows (gridDim.x) of `classes` elements (framework-kernels.md §2.4, SoftMax.cu):
@@ -119,6 +64,41 @@ AtenKernel classify_softmax(const std::string& name) {
   return k;
 }
 
+// softmax_warp_{forward,backward}<input_t, output_t, acc_t, log2_elements, ...> (PersistentSoftmax
+// .cuh): a warp holds a row of at most 2^log2_elements in registers. Forward reads the input and
+// writes the output; backward reads grad and output (input_t) and writes gradInput (output_t).
+AtenKernel classify_softmax_warp(const std::string& name) {
+  AtenKernel k;
+  const std::vector<std::string> a = split_args(template_args(name));
+  if (a.size() < 4) return k;
+  const int in = first_element_bytes(a[0]), out = first_element_bytes(a[1]);
+  const long log2 = template_int(a[3]);
+  if (in == 0 || out == 0 || log2 < 0 || log2 > 12) return k;
+  const bool backward = name.find("softmax_warp_backward<") != std::string::npos;
+  k.family = AtenFamily::kSoftmaxWarp;
+  k.element_bytes = in;
+  k.bytes_per_element = backward ? 2.0 * in + out : in + out;
+  k.tile = 1 << log2;
+  return k;
+}
+
+// reduce_kernel<nt, vec, ReduceOp<scalar_t, ops_t, index_t, out_scalar_t, vt0, input_vec>>.
+AtenKernel classify_reduce(const std::string& name) {
+  AtenKernel k;
+  const std::vector<std::string> a = split_args(template_args(name));
+  if (a.size() < 3) return k;
+  const std::string op = "ReduceOp<";
+  const size_t at = a[2].find(op);
+  if (at == std::string::npos) return k;
+  const std::string inner = a[2].substr(at + op.size(), a[2].rfind('>') - at - op.size());
+  const std::vector<std::string> r = split_args(inner);
+  if (r.size() < 4) return k;
+  k.family = AtenFamily::kReduce;
+  k.element_bytes = element_bytes_or_4(r[0]);
+  k.out_element_bytes = element_bytes_or_4(r[3]);
+  return k;
+}
+
 // multi_tensor_apply_kernel<[FusedOptimizer]TensorListMetadata<depth>, Functor<T, ...>, ...>:
 // every element of each of the `depth` lists is read; all but the gradient are written back by
 // the fused optimizers (Adam: p, g, m, v read, p, m, v written), the last list by foreach ops.
@@ -130,8 +110,7 @@ AtenKernel classify_multi_tensor_apply(const std::string& name) {
   const int depth = std::atoi(args.c_str() + meta + 19);
   if (depth < 1 || depth > 8) return k;
   const size_t functor = args.find(", ", meta);
-  k.element_bytes = functor == std::string::npos ? 0 : first_element_bytes(args.substr(functor));
-  if (k.element_bytes == 0) k.element_bytes = 4;
+  k.element_bytes = functor == std::string::npos ? 4 : element_bytes_or_4(args.substr(functor));
   const bool fused_optimizer = args.find("FusedOptimizerTensorListMetadata<") != std::string::npos;
   k.tensors = fused_optimizer ? 2 * depth - 1 : depth;
   k.family = AtenFamily::kMultiTensorApply;
@@ -139,33 +118,40 @@ AtenKernel classify_multi_tensor_apply(const std::string& name) {
   return k;
 }
 
-}  // namespace
-
-AtenKernel classify_aten_kernel(const std::string& name) {
+// index_elementwise_kernel<nt, vt, f>(long N, f): elementwise geometry (nt threads, vt elements
+// each per block). Each element is read and written once; gathers and scatters
+// (gpu_index_kernel) also read one int64 offset per element.
+AtenKernel classify_index_elementwise(const std::string& name) {
   AtenKernel k;
-  const auto is = [&](const char* head) { return name.find(head) != std::string::npos; };
-  AtenFamily f = AtenFamily::kNone;
-  if (is("at::native::vectorized_elementwise_kernel<")) {
-    f = AtenFamily::kVectorizedElementwise;
-  } else if (is("at::native::unrolled_elementwise_kernel<")) {
-    f = AtenFamily::kUnrolledElementwise;
-  } else if (is("at::native::elementwise_kernel<")) {
-    f = AtenFamily::kStridedElementwise;
-  } else if (is("vectorized_layer_norm_kernel<")) {
-    f = AtenFamily::kLayerNormForward;
-  } else if (is("multi_tensor_apply_kernel<")) {
-    return classify_multi_tensor_apply(name);
-  } else if (is("cunn_SoftMax")) {
-    return classify_softmax(name);
-  } else if (is("chunk_cat_cuda_kernel<")) {
-    f = AtenFamily::kChunkCat;
-  } else if (is("split_with_sizes_copy_out_contiguous_no_cast_kernel(")) {
-    f = AtenFamily::kSplitCopy;
-  }
-  if (f == AtenFamily::kNone) return k;
+  const std::vector<std::string> a = split_args(template_args(name));
+  if (a.size() < 3) return k;
+  const long nt = template_int(a[0]), vt = template_int(a[1]);
+  if (nt <= 0 || vt <= 0) return k;
+  int bytes = aten_names::opaque_type_bytes(a[2]);
+  if (bytes == 0) bytes = element_bytes_or_4(a[2]);
+  k.family = AtenFamily::kIndexElementwise;
+  k.element_bytes = bytes;
+  k.tile = static_cast<int>(nt * vt);
+  k.bytes_per_element = 2.0 * bytes + (a[2].find("index_kernel") != std::string::npos ? 8 : 0);
+  return k;
+}
+
+// distribution_elementwise_grid_stride_kernel<accscalar_t, unroll, dist, transform>(long numel,
+// ...): writes numel values of the output type (named in the transform, e.g.
+// normal_and_transform<c10::BFloat16, float, ...>).
+AtenKernel classify_random(const std::string& name) {
+  AtenKernel k;
+  const std::vector<std::string> a = split_args(template_args(name));
+  if (a.size() < 3) return k;
+  k.family = AtenFamily::kRandom;
+  k.element_bytes = element_bytes_or_4(a[2]);
+  return k;
+}
+
+AtenKernel classify_elementwise(const std::string& name, AtenFamily f) {
+  AtenKernel k;
   const std::string args = template_args(name);
-  k.element_bytes = first_element_bytes(args);
-  if (k.element_bytes == 0) k.element_bytes = 4;
+  k.element_bytes = element_bytes_or_4(args);
   k.tensors = f == AtenFamily::kLayerNormForward ? 2 : functor_arity(args);
   // A dtype conversion reads one type and writes the other.
   const std::string cast = "converting_copy_kernel_cuda<";
@@ -182,58 +168,115 @@ AtenKernel classify_aten_kernel(const std::string& name) {
   return k;
 }
 
-std::optional<double> aten_kernel_bytes(const AtenKernel& k, const LaunchGeometry& g,
-                                        const uint64_t* sizes, int nsizes) {
-  if (k.family == AtenFamily::kMultiTensorApply) {
-    return static_cast<double>(g.blocks()) * kMultiTensorChunkElements * k.tensors *
-           k.element_bytes;
+// Families sized by one data type, the first template argument's.
+AtenKernel typed(const std::string& name, AtenFamily f) {
+  AtenKernel k;
+  k.family = f;
+  k.element_bytes = element_bytes_or_4(template_args(name));
+  return k;
+}
+
+}  // namespace
+
+AtenKernel classify_aten_kernel(const std::string& name) {
+  const auto is = [&](const char* head) { return name.find(head) != std::string::npos; };
+  if (is("at::native::vectorized_elementwise_kernel<")) {
+    return classify_elementwise(name, AtenFamily::kVectorizedElementwise);
   }
-  if (k.family == AtenFamily::kNone || nsizes < 1 || sizes[0] == 0) return std::nullopt;
-  const double n = static_cast<double>(sizes[0]);
-  const double blocks = static_cast<double>(g.gx);
-  switch (k.family) {
+  if (is("at::native::unrolled_elementwise_kernel<")) {
+    return classify_elementwise(name, AtenFamily::kUnrolledElementwise);
+  }
+  if (is("at::native::elementwise_kernel<")) {
+    return classify_elementwise(name, AtenFamily::kStridedElementwise);
+  }
+  if (is("vectorized_layer_norm_kernel<")) {
+    return classify_elementwise(name, AtenFamily::kLayerNormForward);
+  }
+  if (is("chunk_cat_cuda_kernel<")) return classify_elementwise(name, AtenFamily::kChunkCat);
+  if (is("split_with_sizes_copy_out_contiguous_no_cast_kernel(")) {
+    return classify_elementwise(name, AtenFamily::kSplitCopy);
+  }
+  if (is("multi_tensor_apply_kernel<")) return classify_multi_tensor_apply(name);
+  if (is("cunn_SoftMax")) return classify_softmax(name);
+  if (is("softmax_warp_forward<") || is("softmax_warp_backward<")) {
+    return classify_softmax_warp(name);
+  }
+  if (is("at::native::reduce_kernel<")) return classify_reduce(name);
+  if (is("layer_norm_grad_input_kernel")) {
+    return typed(name, AtenFamily::kLayerNormBackwardInput);
+  }
+  if (is("GammaBetaBackwardCUDAKernelTemplate<")) {
+    return typed(name, AtenFamily::kLayerNormBackwardGamma);
+  }
+  if (is("at::native::vectorized_gather_kernel<")) {
+    AtenKernel k;
+    k.family = AtenFamily::kGather;
+    return k;
+  }
+  if (is("embedding_backward_feature_kernel<")) {
+    return typed(name, AtenFamily::kEmbeddingBackward);
+  }
+  if (is("at::native::index_elementwise_kernel<")) return classify_index_elementwise(name);
+  if (is("distribution_elementwise_grid_stride_kernel<")) return classify_random(name);
+  if (is("nll_loss_forward_reduce_cuda_kernel_2d<") ||
+      is("nll_loss_backward_reduce_cuda_kernel_2d<")) {
+    return typed(name, AtenFamily::kNllLoss);
+  }
+  return classify_attention_kernel(name);
+}
+
+const char* aten_family_name(AtenFamily f) {
+  switch (f) {
     case AtenFamily::kVectorizedElementwise:
+      return "vectorized elementwise";
     case AtenFamily::kUnrolledElementwise:
-    case AtenFamily::kStridedElementwise: {
-      // 128 threads x 4..16 elements per block (CUDALoops.cuh): N must fit the grid.
-      if (n > blocks * 128 * 16 || n <= (blocks - 1) * 128) return std::nullopt;
-      return n * k.tensors * k.element_bytes;
-    }
-    case AtenFamily::kLayerNormForward: {
-      // N = the normalized size (param 0), M = rows = gridDim.x: read X, write Y, read gamma and
-      // beta once, write mean and rstd (fp32).
-      if (n > (1 << 24)) return std::nullopt;
-      return blocks * n * 2 * k.element_bytes + 2 * n * k.element_bytes + 2 * blocks * 4;
-    }
-    case AtenFamily::kChunkCat: {
-      // slice_size bytes of output per leading-dimension slice (gridDim.z), read at
-      // 1/dst_to_src_ratio of that (bf16 gradients into an fp32 buffer: half).
-      if (nsizes < 2) return std::nullopt;
-      const double out = n * static_cast<double>(g.gz);
-      return out + out / static_cast<double>(std::max<uint64_t>(1, sizes[1]));
-    }
-    case AtenFamily::kSplitCopy:
-      // src_stride bytes per chunk, num_chunks chunks: read and written once.
-      if (nsizes < 2) return std::nullopt;
-      return 2 * n * static_cast<double>(sizes[1]);
-    case AtenFamily::kSoftmax:
-      if (n > (uint64_t{1} << 32)) return std::nullopt;
-      return blocks * n * k.bytes_per_element;
+      return "unrolled elementwise";
+    case AtenFamily::kStridedElementwise:
+      return "strided elementwise";
+    case AtenFamily::kLayerNormForward:
+      return "layer/RMS norm forward";
     case AtenFamily::kMultiTensorApply:
+      return "multi-tensor apply";
+    case AtenFamily::kChunkCat:
+      return "FSDP2 chunk cat";
+    case AtenFamily::kSplitCopy:
+      return "FSDP2 split copy";
+    case AtenFamily::kSoftmax:
+      return "softmax";
+    case AtenFamily::kSoftmaxWarp:
+      return "softmax (warp per row)";
+    case AtenFamily::kReduce:
+      return "reductions";
+    case AtenFamily::kLayerNormBackwardInput:
+      return "layer/RMS norm backward (input)";
+    case AtenFamily::kLayerNormBackwardGamma:
+      return "layer/RMS norm backward (weights)";
+    case AtenFamily::kGather:
+      return "gather / embedding forward";
+    case AtenFamily::kEmbeddingBackward:
+      return "embedding backward";
+    case AtenFamily::kIndexElementwise:
+      return "indexing";
+    case AtenFamily::kRandom:
+      return "random numbers";
+    case AtenFamily::kNllLoss:
+      return "NLL loss";
+    case AtenFamily::kFlashForward:
+      return "flash attention forward";
+    case AtenFamily::kFlashBackward:
+      return "flash attention backward";
+    case AtenFamily::kFlashBackwardPrep:
+      return "flash attention backward (dO.O)";
+    case AtenFamily::kFlashBackwardConvert:
+      return "flash attention backward (dQ convert)";
+    case AtenFamily::kMemEffForward:
+      return "memory-efficient attention forward";
+    case AtenFamily::kMemEffBackward:
+      return "memory-efficient attention backward";
     case AtenFamily::kNone:
       break;
   }
-  return std::nullopt;
-}
-
-Time aten_kernel_ns(const GpuSpec& gpu, const AtenKernel& k, double bytes) {
-  double efficiency = kContiguousElementwiseEfficiency;
-  if (k.family == AtenFamily::kStridedElementwise) efficiency = kStridedElementwiseEfficiency;
-  if (k.family == AtenFamily::kLayerNormForward) efficiency = kNormEfficiency;
-  if (k.family == AtenFamily::kSoftmax) efficiency = kSoftmaxEfficiency;
-  const double bw = gpu.hbm_bytes_per_s * efficiency;
-  const double ns = bytes > 0 && bw > 0 ? bytes / bw * 1e9 : 0.0;
-  return kAtenKernelOverheadNs + static_cast<Time>(std::ceil(ns));
+  return "other kernels";
 }
 
 }  // namespace seer::sim

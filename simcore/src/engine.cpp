@@ -16,14 +16,14 @@ int Engine::add_gpu(const GpuSpec& spec, int node, const NodeLinks& links) {
   return static_cast<int>(gpus_.size()) - 1;
 }
 
-std::optional<double> Engine::family_bytes(const OpDesc& op) const {
+std::optional<Time> Engine::family_time(const GpuSpec& gpu, const OpDesc& op) const {
   // Ops built without intern_kernel (tests) name no kernel the table knows.
   if (op.kernel >= aten_kernels_.size()) return std::nullopt;
   const AtenKernel& aten = aten_kernels_[op.kernel];
   if (aten.family == AtenFamily::kNone || (op.nsizes == 0 && aten.needs_sizes)) {
     return std::nullopt;
   }
-  return aten_kernel_bytes(aten, op.geometry, op.sizes, op.nsizes);
+  return aten_kernel_time(gpu, aten, op.geometry, op.sizes, op.nsizes);
 }
 
 int32_t Engine::add_triton_kernel(TritonKernel model) {
@@ -222,9 +222,9 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
             triton->dot_flops_per_program * static_cast<double>(op.desc.geometry.blocks());
         return triton_kernel_ns(g.spec, triton->kind, bytes, flops, triton->dot_type);
       }
-      if (std::optional<double> bytes = family_bytes(op.desc)) {
+      if (std::optional<Time> t = family_time(g.spec, op.desc)) {
         source = TimeSource::kFamilyModel;
-        return aten_kernel_ns(g.spec, aten_kernels_[op.desc.kernel], *bytes);
+        return *t;
       }
       source = TimeSource::kGenericKernel;
       return generic_kernel_ns(g.spec, op.desc.geometry);

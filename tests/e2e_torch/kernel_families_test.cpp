@@ -1,10 +1,12 @@
-// PyTorch's own elementwise, cast, layer-norm and fused-AdamW kernels, timed by the program with
-// CUDA events, take the kernel-family models' times (simcore/src/ATEN_KERNELS.md), computed here
-// from first principles: the bytes each kernel must move at the family's share of H100 HBM
-// bandwidth, plus the fixed 2 us.
+// PyTorch's own elementwise, cast, layer-norm, reduction, softmax, embedding, SDPA and fused-AdamW
+// kernels, timed by the program with CUDA events, take the kernel-family models' times
+// (simcore/src/ATEN_KERNELS.md), computed here from first principles: the bytes each kernel must
+// move at the family's share of H100 HBM bandwidth, or for attention its FLOPs at the published
+// FlashAttention-2 rate, plus the fixed 2 us.
 
 #include <cmath>
 
+#include "seer/simcore/cost_models.h"
 #include "seer/simcore/gpu_spec.h"
 #include "torch_util.h"
 
@@ -16,6 +18,17 @@ using KernelFamilies = TorchTest;
 int64_t expected_ns(double bytes, double efficiency) {
   const double bw = sim::find_gpu("H100-SXM-80GB")->hbm_bytes_per_s * efficiency;
   return 2000 + static_cast<int64_t>(std::ceil(bytes / bw * 1e9));
+}
+
+// Attention: FLOPs at upstream FlashAttention-2's H100 rate (arXiv 2407.08608) for this sequence
+// length, linear in log2(s) between the published 512 and 1k points, x 0.81 for PyTorch's in-tree
+// port, scaled from the H100 SXM's 989.4 dense bf16 TFLOP/s to the catalog's peak.
+int64_t attention_ns(double flops, double tflops_512, double tflops_1k, double s, double factor) {
+  const double x = std::log2(s) - 9;
+  const double tflops = tflops_512 + (tflops_1k - tflops_512) * x;
+  const double peak = sim::find_gpu("H100-SXM-80GB")->bf16_dense_flops;
+  const double rate = tflops * 1e12 * 0.81 * factor * peak / 989.4e12;
+  return 2000 + static_cast<int64_t>(std::ceil(flops / rate * 1e9));
 }
 
 TEST_F(KernelFamilies, EventTimesAreTheFamilyModels) {
@@ -42,6 +55,27 @@ TEST_F(KernelFamilies, EventTimesAreTheFamilyModels) {
   const double chunk = 65536;
   EXPECT_NEAR(o.integer("fused_adamw_fp32_ns"),
               expected_ns(chunk * 4, 0.9) + expected_ns(256 * chunk * 7 * 4, 0.9), kTolNs);
+  // Sum over the rows of an fp32 matrix: read every element, write one fp32 per row, at the
+  // reductions' 0.8.
+  EXPECT_NEAR(o.integer("sum_rows_fp32_ns"), expected_ns(n * 4 + rows * 4, 0.8), kTolNs);
+  // Softmax over 512-element bf16 rows (the warp-per-row kernel): read and write once, at 0.6.
+  EXPECT_NEAR(o.integer("softmax_512_bf16_ns"), expected_ns(8 * rows * 512 * (2 + 2), 0.6), kTolNs);
+  // Embedding of 8192 tokens into 4096 bf16 columns: each row read and written, one int64 index.
+  EXPECT_NEAR(o.integer("embedding_bf16_ns"), expected_ns(2 * rows * cols * 2 + rows * 8, 0.9),
+              kTolNs);
+  // SDPA, batch 2, 16 heads, 1,000 positions, head dim 128. Flash, non-causal: 4·b·h·s²·d FLOPs
+  // at FA2's 309 (s = 512) to 350 (1k) TFLOP/s. The grid alone would say 1,024 positions.
+  const double s = 1000, attn = 4 * 2 * 16 * s * s * 128;
+  EXPECT_NEAR(o.integer("sdpa_flash_bf16_ns"), attention_ns(attn, 309, 350, s, 1.0), kTolNs);
+  // Memory-efficient, causal: half the FLOPs at the causal row (191 to 260) x 0.65, after the two
+  // 8-byte memsets of its RNG seed and offset.
+  sim::OpDesc memset;
+  memset.kind = sim::OpKind::kMemset;
+  memset.bytes = 8;
+  const int64_t memsets =
+      2 * sim::copy_ns(*sim::find_gpu("H100-SXM-80GB"), sim::NodeLinks{}, memset, true);
+  EXPECT_NEAR(o.integer("sdpa_mem_efficient_causal_bf16_ns"),
+              memsets + attention_ns(attn / 2, 191, 260, s, 0.65), kTolNs);
 }
 
 }  // namespace

@@ -70,8 +70,8 @@ class Engine {
   // One per (process, kernel handle): same-named kernels can differ (autotuned block sizes).
   int32_t add_triton_kernel(TritonKernel model);
   const TritonKernel* triton_kernel(int32_t index) const;
-  // Bytes a kernel-family model (aten_kernels.h) charges this launch; nullopt when none applies.
-  std::optional<double> family_bytes(const OpDesc& op) const;
+  // The time a kernel-family model (aten_kernels.h) gives this launch; nullopt when none applies.
+  std::optional<Time> family_time(const GpuSpec& gpu, const OpDesc& op) const;
 
   // Times collectives with NCCL's model and moves their data as flows on the cluster's network
   // (otherwise: the simple collective model of collective_model.h).
