@@ -63,7 +63,7 @@ pid_t start(const std::vector<std::string>& command, const std::string& recorder
   const pid_t pid = ::fork();
   if (pid != 0) return pid;
   ::setenv("CUDA_INJECTION64_PATH", recorder.c_str(), 1);
-  // Preloaded too, so that its cuBLAS wrappers come before cuBLAS.
+  // Preloaded too, so that its cuBLAS and cuDNN wrappers come before those libraries.
   const char* preload = std::getenv("LD_PRELOAD");
   ::setenv("LD_PRELOAD", (preload && *preload ? recorder + ":" + preload : recorder).c_str(), 1);
   ::setenv("SEER_PROFILE_DIR", dir.c_str(), 1);
@@ -101,9 +101,9 @@ std::string human_bytes(uint64_t b) {
 void print_summary(const rt::ProfileRecords& records, const rt::KernelDb& recorded,
                    const std::string& out, size_t before, size_t after) {
   std::printf("seer profile: %zu process(es), %" PRIu64
-              " kernel launches, %zu cuBLAS calls, %.3f ms of kernel time\n",
-              records.processes(), records.kernel_launches(), records.library_calls(),
-              static_cast<double>(records.kernel_ns()) / 1e6);
+              " kernel launches, %zu cuBLAS calls, %zu cuDNN calls, %.3f ms of kernel time\n",
+              records.processes(), records.kernel_launches(), records.library_calls("cublas"),
+              records.library_calls("cudnn"), static_cast<double>(records.kernel_ns()) / 1e6);
   for (const std::string& name : records.device_names())
     std::printf("  device: %s\n", name.c_str());
   for (const auto& [kind, c] : records.copies()) {

@@ -1,10 +1,10 @@
 // seer profile's recorder, loaded into a program that runs on a real GPU with NVIDIA's own
 // libraries. The driver loads it through CUDA_INJECTION64_PATH and calls InitializeInjection
 // during cuInit. It records kernel, memcpy and memset activities with CUPTI, and what the wrappers
-// (cublas_calls.cpp, launch_args.cpp) mark: library calls and launches' size arguments, tied to
-// their kernels by external correlation ids. Lines go to $SEER_PROFILE_DIR/records-PID.tsv as
-// buffers complete and at exit (format: README.md). It links nothing of Seer's: CUPTI is opened by
-// name at run time.
+// (cublas_calls.cpp, cudnn_calls.cpp, launch_args.cpp) mark: library calls and launches' size
+// arguments, tied to their kernels by external correlation ids. Lines go to
+// $SEER_PROFILE_DIR/records-PID.tsv as buffers complete and at exit (format: README.md). It links
+// nothing of Seer's: CUPTI is opened by name at run time.
 
 #include "recorder.h"
 
@@ -235,13 +235,19 @@ int start() {
 namespace seer::profiler {
 
 uint64_t begin_library_call(const std::string& label, const std::string& params) {
-  if (!g_active.load(std::memory_order_acquire)) return 0;
+  return begin_library_call(std::vector<LibraryOpName>{{label, params}});
+}
+
+uint64_t begin_library_call(const std::vector<LibraryOpName>& ops) {
+  if (ops.empty() || !g_active.load(std::memory_order_acquire)) return 0;
   const uint64_t id = g_next_library_call.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(g_mu);
     if (!g_out) return 0;
-    std::fprintf(g_out, "library\t%llu\t%s\t%s\n", static_cast<unsigned long long>(id),
-                 one_field(label.c_str()).c_str(), params.c_str());
+    for (const LibraryOpName& op : ops) {
+      std::fprintf(g_out, "library\t%llu\t%s\t%s\n", static_cast<unsigned long long>(id),
+                   one_field(op.label.c_str()).c_str(), one_field(op.params.c_str()).c_str());
+    }
   }
   g_cupti.push_external(kLibraryKind, id);
   return id;

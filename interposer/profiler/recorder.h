@@ -1,9 +1,10 @@
 #pragma once
 
-// What the recorder's wrappers (cublas_calls.cpp, launch_args.cpp) need from it.
+// What the recorder's wrappers (cublas_calls.cpp, cudnn_calls.cpp, launch_args.cpp) need from it.
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace seer::profiler {
 
@@ -11,6 +12,12 @@ namespace seer::profiler {
 // (a CUPTI external correlation id), and writes the call's label and parameters (as the session
 // names the call: "cublasGemmEx [bf16]", "m=..,n=..,k=..,batch=.."). 0 when not recording.
 uint64_t begin_library_call(const std::string& label, const std::string& params);
+// The same for a call the session sees as several ops (a cuDNN attention: its GEMM work and its
+// memory traffic): one `library` line per op, in order, under one id. 0 when `ops` is empty.
+struct LibraryOpName {
+  std::string label, params;
+};
+uint64_t begin_library_call(const std::vector<LibraryOpName>& ops);
 // Marks one kernel launch with the size arguments its family model reads (`n` values). 0 when not
 // recording or `n` is 0. Ended by end_library_call.
 uint64_t begin_launch_args(const uint64_t* values, int n);

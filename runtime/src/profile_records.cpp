@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "seer/simcore/cost_models.h"
 #include "seer/simcore/gpu_spec.h"
 
 namespace seer::rt {
@@ -58,7 +60,77 @@ std::string catalog_gpu_named(const std::string& device_name) {
   return {};
 }
 
+// A library op as the session times it, read back from its label ("api [dtype]") and parameters
+// ("m=..,n=..,k=..,batch=.." or "bytes=.."); nothing when they are not of that form.
+std::optional<sim::OpDesc> library_op(const std::string& label, const std::string& params) {
+  static const char* const kTypes[] = {"f64", "f32", "tf32", "f16", "bf16", "f8", "i8"};
+  sim::OpDesc op;
+  op.kind = sim::OpKind::kLibrary;
+  op.dtype = -1;
+  for (int d = 0; d < 7; ++d) {
+    if (label.ends_with(std::string(" [") + kTypes[d] + "]")) op.dtype = d;
+  }
+  if (op.dtype < 0) return std::nullopt;
+  std::map<std::string, uint64_t> values;
+  std::istringstream in(params);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) return std::nullopt;
+    uint64_t v = 0;
+    const std::string text = item.substr(eq + 1);
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+    values[item.substr(0, eq)] = v;
+  }
+  if (values.size() == 1 && values.count("bytes")) {
+    op.bytes = values["bytes"];
+    return op;
+  }
+  if (values.size() != 4 || !values.count("m") || !values.count("n") || !values.count("k") ||
+      !values.count("batch")) {
+    return std::nullopt;
+  }
+  op.gemm = true;
+  op.m = static_cast<int64_t>(values["m"]);
+  op.n = static_cast<int64_t>(values["n"]);
+  op.k = static_cast<int64_t>(values["k"]);
+  op.batch = static_cast<int64_t>(values["batch"]);
+  return op;
+}
+
 }  // namespace
+
+std::vector<int64_t> split_call(const std::vector<ProfileLibraryOp>& ops, const std::string& gpu,
+                                int64_t total_ns) {
+  if (ops.size() == 1) return {total_ns};
+  std::vector<double> weights(ops.size(), 1.0);
+  const std::optional<sim::GpuSpec> spec = sim::find_gpu(gpu);
+  double sum = 0;
+  for (size_t i = 0; i < ops.size() && spec; ++i) {
+    const std::optional<sim::OpDesc> op = library_op(ops[i].label, ops[i].params);
+    weights[i] = op ? static_cast<double>(sim::library_ns(*spec, *op)) : -1.0;
+    if (weights[i] < 0) break;
+    sum += weights[i];
+  }
+  if (!spec || sum <= 0 ||
+      std::any_of(weights.begin(), weights.end(), [](double w) { return w < 0; })) {
+    std::fill(weights.begin(), weights.end(), 1.0);
+    sum = static_cast<double>(ops.size());
+  }
+  // Cumulative rounding: the shares add up to the total exactly.
+  std::vector<int64_t> shares;
+  double before = 0;
+  int64_t given = 0;
+  for (double w : weights) {
+    before += w;
+    const auto upto =
+        static_cast<int64_t>(std::llround(static_cast<double>(total_ns) * before / sum));
+    shares.push_back(upto - given);
+    given = upto;
+  }
+  return shares;
+}
 
 void ProfileRecords::add(const std::string& text, const std::string& name) {
   const size_t process = processes_++;
@@ -99,7 +171,8 @@ void ProfileRecords::add(const std::string& text, const std::string& name) {
     } else if (tag == "library") {
       need(4);
       if (f[2].empty()) throw ProfileError(where + ": a library call without a label");
-      library_calls_[{process, number<uint64_t>(f[1], where, "call id")}] = {f[2], f[3]};
+      // A call the session sees as several ops has one line per op, in order.
+      library_calls_[{process, number<uint64_t>(f[1], where, "call id")}].push_back({f[2], f[3]});
     } else if (tag == "args") {
       need(3);
       std::vector<uint64_t> sizes;
@@ -216,10 +289,13 @@ KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override
   }
   std::map<std::tuple<std::string, std::string, std::string>, Sum> library_sums;
   for (const auto& [id, total] : calls) {
-    const LibraryCall& call = library_calls_.at(id);
-    Sum& s = library_sums[{total.gpu, call.label, call.params}];
-    s.total += total.ns;
-    ++s.count;
+    const std::vector<LibraryCall>& ops = library_calls_.at(id);
+    const std::vector<int64_t> shares = split_call(ops, total.gpu, total.ns);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      Sum& s = library_sums[{total.gpu, ops[i].label, ops[i].params}];
+      s.total += shares[i];
+      ++s.count;
+    }
   }
   KernelDb db;
   for (const auto& [key, sum] : sums) {
@@ -242,10 +318,13 @@ KernelDb ProfileRecords::database(const std::optional<std::string>& gpu_override
   return db;
 }
 
-size_t ProfileRecords::library_calls() const {
+size_t ProfileRecords::library_calls(const std::string& prefix) const {
   std::set<std::pair<size_t, uint64_t>> calls;
   for (const auto& [launch, id] : external_) {
-    if (library_calls_.count({launch.first, id})) calls.insert({launch.first, id});
+    auto call = library_calls_.find({launch.first, id});
+    if (call != library_calls_.end() && call->second.front().label.starts_with(prefix)) {
+      calls.insert({launch.first, id});
+    }
   }
   return calls.size();
 }

@@ -11,8 +11,10 @@
 // `library` line whose id an `external` line ties to the kernel's correlation id) are not kernel
 // entries: each call's kernels add up to one call, and calls of one label and parameters make
 // one library entry (kernel = the label, library_params = the parameters, geometry 1,1,1),
-// the mean over calls. Memcpy and memset records are counted for the summary; the database holds
-// kernels and library calls only.
+// the mean over calls. A call the session sees as several ops (several `library` lines with one
+// id: a cuDNN attention is its GEMM work and its memory traffic) is split among its ops
+// (split_call), so that the ops a later run looks up add up to the measured call. Memcpy and memset
+// records are counted for the summary; the database holds kernels and library calls only.
 //
 // GPU model: `gpu_override` when given (a catalog name); otherwise the catalog GPU whose
 // marketing name (what cudaGetDeviceProperties reports) equals the device's name.
@@ -40,6 +42,19 @@ struct ProfileKernelTotal {
   int64_t total_ns = 0;
 };
 
+// One op of a recorded library call, as the session names it.
+struct ProfileLibraryOp {
+  std::string label;   // "cudnn sdpa fwd [bf16]"
+  std::string params;  // "m=..,n=..,k=..,batch=.." or "bytes=.."
+};
+
+// A call's measured duration split among its ops in proportion to Seer's library model of each
+// (simcore library_ns on `gpu`, a catalog name), with cumulative rounding so the shares add up to
+// `total_ns` exactly; equal shares when an op's label or parameters are not the session's form or
+// the GPU is unknown. One op gets the whole duration.
+std::vector<int64_t> split_call(const std::vector<ProfileLibraryOp>& ops, const std::string& gpu,
+                                int64_t total_ns);
+
 struct ProfileCopyTotal {
   uint64_t count = 0;
   uint64_t bytes = 0;
@@ -57,8 +72,9 @@ class ProfileRecords {
   KernelDb database(const std::optional<std::string>& gpu_override) const;
 
   uint64_t kernel_launches() const { return kernel_launches_; }
-  // Recorded library calls that launched kernels (a failed call launches none).
-  size_t library_calls() const;
+  // Recorded library calls that launched kernels (a failed call launches none), of those whose
+  // (first) label starts with `prefix` ("cublas", "cudnn").
+  size_t library_calls(const std::string& prefix = "") const;
   int64_t kernel_ns() const { return kernel_ns_; }
   size_t processes() const { return processes_; }
   size_t processes_ended() const { return processes_ended_; }
@@ -81,17 +97,14 @@ class ProfileRecords {
     uint32_t correlation;
     std::string name;
   };
-  struct LibraryCall {
-    std::string label;
-    std::string params;
-  };
+  using LibraryCall = ProfileLibraryOp;
   std::string gpu_of(size_t process, uint32_t device,
                      const std::optional<std::string>& gpu_override) const;
 
   std::vector<Launch> launches_;
-  std::map<std::pair<size_t, uint32_t>, std::string> device_names_;   // (process, device) -> name
-  std::map<std::pair<size_t, uint64_t>, LibraryCall> library_calls_;  // (process, id) -> call
-  std::map<std::pair<size_t, uint64_t>, std::vector<uint64_t>> launch_args_;  // -> sizes
+  std::map<std::pair<size_t, uint32_t>, std::string> device_names_;  // (process, device) -> name
+  std::map<std::pair<size_t, uint64_t>, std::vector<LibraryCall>> library_calls_;  // -> its ops
+  std::map<std::pair<size_t, uint64_t>, std::vector<uint64_t>> launch_args_;       // -> sizes
   std::map<std::pair<size_t, uint32_t>, uint64_t> external_;  // (process, correlation) -> id
   std::map<std::string, ProfileCopyTotal> copies_;
   ProfileCopyTotal memsets_;
