@@ -44,6 +44,8 @@ RunStats compute_stats(const Session& session, const SessionResult& result) {
     intervals[r.gpu].emplace_back(r.start, r.end);
     (r.desc.kind == sim::OpKind::kCollective ? comm : compute)[r.gpu].emplace_back(r.start, r.end);
     s.total_op_ns += d;
+    (r.desc.kind == sim::OpKind::kCollective ? s.collective_interference_ns
+                                             : s.compute_interference_ns) += r.interference;
     if (r.desc.kind == sim::OpKind::kKernel || r.desc.kind == sim::OpKind::kLibrary) {
       ++g.kernels;
       g.kernel_ns += d;

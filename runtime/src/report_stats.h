@@ -70,6 +70,10 @@ struct RunStats {
   int64_t triton_kernel_ns = 0;              // from the Triton model (IR accesses, size args)
   int64_t family_kernel_ns = 0;              // from the ATen kernel-family models
   int64_t all_kernel_ns = 0;                 // kernels and library calls, every source
+  // What compute/communication interference added (simcore/src/INTERFERENCE.md): to compute ops
+  // that ran beside collectives, and to collectives beside memory-bound compute.
+  int64_t compute_interference_ns = 0;
+  int64_t collective_interference_ns = 0;
   // Kernels (not library calls) timed without a database entry: their count and time without one,
   // by that time, descending; ties by name.
   std::vector<KernelStats> kernels_without_db;

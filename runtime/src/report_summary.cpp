@@ -188,6 +188,8 @@ std::string summary_json(const Session& session, const SessionResult& result,
                          {"family_model", share(s.family_kernel_ns)},
                          {"generic", share(s.generic_kernel_ns)}}},
                        {"top_kernels_without_db_entry", without_db}};
+  j["interference"] = {{"compute_ns", s.compute_interference_ns},
+                       {"collective_ns", s.collective_interference_ns}};
   j["problems"] = result.problems;
   return j.dump(2) + "\n";
 }

@@ -143,6 +143,11 @@ void print_kernels(std::ostream& out, const Session& session, const RunStats& s)
     out << pct(s.generic_kernel_ns, s.all_kernel_ns)
         << " generic fallback (launch geometry only) of simulated kernel time\n";
   }
+  if (s.compute_interference_ns > 0 || s.collective_interference_ns > 0) {
+    out << "interference " << human_time(s.compute_interference_ns)
+        << " added to compute beside collectives, " << human_time(s.collective_interference_ns)
+        << " to collectives beside memory-bound compute (simcore/src/INTERFERENCE.md)\n";
+  }
   if (!session.options().kernel_db.empty() && !s.kernels_without_db.empty()) {
     out << "\nTop kernels without a database entry (total, instances, name)\n";
     for (size_t i = 0; i < std::min<size_t>(s.kernels_without_db.size(), 10); ++i) {

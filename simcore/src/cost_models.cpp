@@ -85,8 +85,9 @@ Time copy_ns(const GpuSpec& gpu, const NodeLinks& links, const OpDesc& op, bool 
 
 namespace seer::sim {
 
-Time library_ns(const GpuSpec& gpu, const OpDesc& op) {
-  if (!op.gemm) return elementwise_time(gpu, static_cast<double>(op.bytes));
+namespace {
+
+GemmShape gemm_shape(const OpDesc& op) {
   GemmShape shape;
   shape.m = op.m;
   shape.n = op.n;
@@ -96,7 +97,19 @@ Time library_ns(const GpuSpec& gpu, const OpDesc& op) {
   shape.c_type =
       shape.a_type == DType::kF8 || shape.a_type == DType::kI8 ? DType::kBF16 : shape.a_type;
   shape.compute_type = op.compute >= 0 ? static_cast<DType>(op.compute) : shape.a_type;
-  return gemm_time(gpu, shape).ns;
+  return shape;
+}
+
+}  // namespace
+
+Time library_ns(const GpuSpec& gpu, const OpDesc& op) {
+  if (!op.gemm) return elementwise_time(gpu, static_cast<double>(op.bytes));
+  return gemm_time(gpu, gemm_shape(op)).ns;
+}
+
+double library_hbm_bytes(const GpuSpec& gpu, const OpDesc& op) {
+  if (!op.gemm) return static_cast<double>(op.bytes);
+  return gemm_time(gpu, gemm_shape(op)).hbm_bytes;
 }
 
 }  // namespace seer::sim

@@ -203,12 +203,13 @@ void Engine::on_ready(OpId id) {
   start(id);
 }
 
-Time Engine::duration_of(Op& op, TimeSource& source) const {
+Time Engine::duration_of(const Op& op, TimeSource& source, const GpuSpec& spec,
+                         bool use_database) const {
   const Gpu& g = gpus_[op.gpu];
   switch (op.desc.kind) {
     case OpKind::kKernel:
-      if (kernel_lookup_) {
-        if (auto t = kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], op.desc.geometry, "",
+      if (kernel_lookup_ && use_database) {
+        if (auto t = kernel_lookup_(spec, kernel_names_[op.desc.kernel], op.desc.geometry, "",
                                     std::span<const uint64_t>(op.desc.sizes, op.desc.nsizes))) {
           source = TimeSource::kDatabase;
           return *t;
@@ -220,29 +221,29 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
             triton_bytes(*triton, op.desc.sizes, op.desc.nsizes, op.desc.geometry.blocks());
         const double flops =
             triton->dot_flops_per_program * static_cast<double>(op.desc.geometry.blocks());
-        return triton_kernel_ns(g.spec, triton->kind, bytes, flops, triton->dot_type);
+        return triton_kernel_ns(spec, triton->kind, bytes, flops, triton->dot_type);
       }
-      if (std::optional<Time> t = family_time(g.spec, op.desc)) {
+      if (std::optional<Time> t = family_time(spec, op.desc)) {
         source = TimeSource::kFamilyModel;
         return *t;
       }
       source = TimeSource::kGenericKernel;
-      return generic_kernel_ns(g.spec, op.desc.geometry);
+      return generic_kernel_ns(spec, op.desc.geometry);
     case OpKind::kLibrary:
-      if (kernel_lookup_) {
+      if (kernel_lookup_ && use_database) {
         const std::string params =
             op.desc.gemm
                 ? "m=" + std::to_string(op.desc.m) + ",n=" + std::to_string(op.desc.n) +
                       ",k=" + std::to_string(op.desc.k) + ",batch=" + std::to_string(op.desc.batch)
                 : "bytes=" + std::to_string(op.desc.bytes);
-        if (auto t = kernel_lookup_(g.spec, kernel_names_[op.desc.kernel], LaunchGeometry{}, params,
-                                    {})) {
+        if (auto t =
+                kernel_lookup_(spec, kernel_names_[op.desc.kernel], LaunchGeometry{}, params, {})) {
           source = TimeSource::kDatabase;
           return *t;
         }
       }
       source = TimeSource::kLibraryModel;
-      return library_ns(g.spec, op.desc);
+      return library_ns(spec, op.desc);
     case OpKind::kEventRecord:
     case OpKind::kStreamWait:
       source = TimeSource::kNone;
@@ -251,7 +252,7 @@ Time Engine::duration_of(Op& op, TimeSource& source) const {
       source = TimeSource::kCopyModel;
       const int peer = op.desc.peer_gpu;
       const bool same_node = peer >= 0 && peer < gpu_count() && gpus_[peer].node == g.node;
-      return copy_ns(g.spec, g.links, op.desc, same_node);
+      return copy_ns(spec, g.links, op.desc, same_node);
     }
   }
 }
@@ -261,11 +262,18 @@ void Engine::start(OpId id) {
   op.state = OpState::kRunning;
   op.start = now_ > op.ready ? now_ : op.ready;
   TimeSource source = TimeSource::kNone;
-  const Time d = duration_of(op, source);
+  Gpu& g = gpus_[op.gpu];
+  Time d = duration_of(op, source, g.spec);
+  Time interference = 0;
+  if (resource_for(op) == Resource::kCompute) {
+    if (g.comm_load.any()) d = contended_duration(op, source, d, interference);
+    g.running_compute = id;
+    op.hbm_rate = d > 0 ? hbm_bytes_of(op, g.spec) / (static_cast<double>(d) * 1e-9) : 0;
+  }
   op.end = op.start + d;
   if (op.desc.kind != OpKind::kEventRecord && op.desc.kind != OpKind::kStreamWait) {
-    records_.push_back(
-        OpRecord{op.process, op.gpu, op.stream, op.desc, source, op.submit, op.start, op.end});
+    records_.push_back(OpRecord{op.process, op.gpu, op.stream, op.desc, source, op.submit, op.start,
+                                op.end, interference});
   }
   schedule(op.end, Phase::kEnd, id);
 }
@@ -275,6 +283,8 @@ void Engine::finish(OpId id) {
   op.state = OpState::kDone;
   --pending_ops_;
   const Resource r = resource_for(op);
+  if (gpus_[op.gpu].running_compute == id) gpus_[op.gpu].running_compute = UINT32_MAX;
+  if (op.desc.kind == OpKind::kCollective) remove_comm_load(id);
   if (r != Resource::kNone) {
     ResourceState& rs = gpus_[op.gpu].resources[static_cast<int>(r)];
     if (rs.waiting.empty()) {
@@ -355,12 +365,12 @@ bool Engine::submit_collective(int process, uint64_t stream, Time t, uint64_t co
   return true;
 }
 
-void Engine::complete_collective_op(OpId id, Time start, Time end) {
+void Engine::complete_collective_op(OpId id, Time start, Time end, Time interference) {
   Op& op = ops_[id];
   op.start = start;
   op.end = end;
   records_.push_back(OpRecord{op.process, op.gpu, op.stream, op.desc, TimeSource::kCollectiveModel,
-                              op.submit, op.start, op.end});
+                              op.submit, op.start, op.end, interference});
   schedule(op.end, Phase::kEnd, id);
 }
 
@@ -506,12 +516,16 @@ void Engine::start_networked_collective(const std::vector<OpId>& ops, const Coll
     ops_[o].desc.proto = ops_[o].desc.algo >= 0 ? static_cast<int8_t>(plan.proto) : -1;
     ops_[o].desc.nchannels = static_cast<int16_t>(plan.nchannels);
   }
+  const double rate = collective_hbm_rate(part, n, plan.latency + plan.data_ns);
+  const double stretch = collective_stretch_at_start(ops, rate);
+  for (OpId o : ops) add_comm_load(o, CommLoad{plan.nchannels, rate});
   if (plan.flows == 0) {
-    const Time end = now_ + plan.latency + plan.data_ns;
-    for (OpId o : ops) complete_collective_op(o, ops_[o].ready, end);
+    const Time took = plan.latency + plan.data_ns;
+    const auto stretched = static_cast<Time>(static_cast<double>(took) * stretch);
+    for (OpId o : ops) complete_collective_op(o, ops_[o].ready, now_ + stretched, stretched - took);
     return;
   }
-  net_tasks_[token] = NetTask{ops, UINT32_MAX, UINT32_MAX};
+  net_tasks_[token] = NetTask{ops, UINT32_MAX, UINT32_MAX, now_, stretch};
 }
 
 void Engine::on_network_done(uint64_t token) {
@@ -523,7 +537,11 @@ void Engine::on_network_done(uint64_t token) {
     transfer_done(task.send_op, task.recv_op, now_);
     return;
   }
-  for (OpId o : task.ops) complete_collective_op(o, ops_[o].ready, now_);
+  const Time took = now_ - task.begin;
+  const auto stretched = static_cast<Time>(static_cast<double>(took) * task.stretch);
+  for (OpId o : task.ops) {
+    complete_collective_op(o, ops_[o].ready, task.begin + stretched, stretched - took);
+  }
 }
 
 std::string Engine::comm_name(uint64_t comm) {

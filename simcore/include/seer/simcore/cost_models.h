@@ -33,6 +33,8 @@ Time copy_ns(const GpuSpec& gpu, const NodeLinks& links, const OpDesc& op, bool 
 
 // Math-library calls (cuBLAS): GEMMs through the GEMM model, other routines memory-bound.
 Time library_ns(const GpuSpec& gpu, const OpDesc& op);
+// The device-memory bytes a library call's model moves (a GEMM's operands and result).
+double library_hbm_bytes(const GpuSpec& gpu, const OpDesc& op);
 
 // Time to move `bytes` at `bytes_per_s`, rounded up to whole ns.
 Time transfer_ns(double bytes, double bytes_per_s);

@@ -16,6 +16,7 @@
 #include "seer/simcore/collective_network.h"
 #include "seer/simcore/cost_models.h"
 #include "seer/simcore/gpu_spec.h"
+#include "seer/simcore/interference.h"
 #include "seer/simcore/op.h"
 #include "seer/simcore/time.h"
 #include "seer/simcore/triton_model.h"
@@ -154,6 +155,8 @@ class Engine {
     std::vector<OpId> dependents;       // ops waiting for this one
     std::vector<uint32_t> wait_groups;  // WaitGroup indices waiting for this one
     uint32_t coll = UINT32_MAX;         // index into colls_ for collectives
+    CommLoad load;                      // collectives: what this one takes from its GPU
+    double hbm_rate = 0;                // compute ops: device-memory bytes/s while running
   };
   using TransferKey = std::tuple<uint64_t, int, int, uint64_t>;  // comm, src, dst, k
   struct OpColl {
@@ -206,6 +209,8 @@ class Engine {
     // (0: scale-up within the node, 1: scale-out rail).
     Time send_free[2] = {0, 0};
     Time recv_free[2] = {0, 0};
+    CommLoad comm_load;                 // the collectives running on it
+    OpId running_compute = UINT32_MAX;  // the op holding its compute engine
   };
   struct WaitGroup {
     uint64_t token = 0;
@@ -236,7 +241,15 @@ class Engine {
   void start(OpId id);
   void finish(OpId id);
   Resource resource_for(const Op& op) const;
-  Time duration_of(Op& op, TimeSource& source) const;
+  Time duration_of(const Op& op, TimeSource& source, const GpuSpec& spec,
+                   bool use_database = true) const;
+  // The op's duration on a GPU whose collectives take `load` from it (interference.h); sets
+  // `interference` to what that adds.
+  Time contended_duration(const Op& op, TimeSource& source, Time alone, Time& interference) const;
+  double hbm_bytes_of(const Op& op, const GpuSpec& spec) const;
+  void add_comm_load(OpId id, const CommLoad& load);
+  void remove_comm_load(OpId id);
+  double collective_stretch_at_start(const std::vector<OpId>& ops, double rate) const;
   void wait_ops(const std::vector<OpId>& ops, uint64_t token);
   void schedule(Time t, Phase phase, OpId id);
   void arrive_collective(OpId id);
@@ -244,7 +257,7 @@ class Engine {
                                   uint64_t comm);
   void transfer_done(OpId send_op, OpId recv_op, Time end);
   void on_network_done(uint64_t token);
-  void complete_collective_op(OpId id, Time start, Time end);
+  void complete_collective_op(OpId id, Time start, Time end, Time interference = 0);
 
   WaitListener& listener_;
   std::vector<Gpu> gpus_;
@@ -270,6 +283,8 @@ class Engine {
   struct NetTask {
     std::vector<OpId> ops;                            // a collective's ops (every rank)
     OpId send_op = UINT32_MAX, recv_op = UINT32_MAX;  // or one send/recv transfer
+    Time begin = 0;
+    double stretch = 1.0;  // HBM shared with compute (interference.h)
   };
   std::unique_ptr<CollectiveNetwork> net_;
   KernelLookup kernel_lookup_;

@@ -116,6 +116,7 @@ struct OpRecord {
   Time submit = 0;
   Time start = 0;
   Time end = 0;
+  Time interference = 0;  // what running beside collectives added (interference.h)
 };
 
 }  // namespace seer::sim
