@@ -10,34 +10,12 @@
 namespace seer::client::ops {
 namespace {
 
-// Learns the completion time of the event's latest record from the session (once final): waits
-// for it.
+// Learns the completion time of the event's latest record from the session (once final).
 void learn(ThreadState& ts, EventObj* e) {
   if (e->completion != kUnknown) return;
   wire::Request r;
   r.set_event_query(e->id);
   e->completion = Core::instance().request(ts, r).completion();
-}
-
-// A thread that submits work asks at its clock, which then holds the simulation there: its next
-// work must not find the simulation past it. Others (a watchdog polling events) wait for the
-// answer at completion and hold nothing back.
-bool at_clock(const ThreadState& ts) { return ts.submitter.load(std::memory_order_relaxed); }
-
-// Whether the event's latest record is complete at the thread's clock (its completion time is
-// then known too); the session answers as soon as it has simulated up to that clock.
-bool complete_now(ThreadState& ts, EventObj* e) {
-  if (e->completion == kUnknown) {
-    wire::Request r;
-    r.set_event_query(e->id);
-    r.set_at_clock(at_clock(ts));
-    const wire::Answer a = Core::instance().request(ts, r);
-    // At its clock, a query learns the completion only once complete; otherwise the answer came
-    // at completion.
-    if (r.at_clock() && !a.ready()) return false;
-    e->completion = a.completion();
-  }
-  return e->completion <= ts.clock.load(std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -73,10 +51,8 @@ cudaError_t stream_query(ThreadState& ts, const void* stream, bool per_thread) {
   if (s->known_for != s->submitted) {
     wire::Request r;
     r.set_stream_query(s->id);
-    r.set_at_clock(at_clock(ts));
     const uint64_t submitted = s->submitted;
     const wire::Answer a = Core::instance().request(ts, r);
-    if (r.at_clock() && !a.ready()) return cudaErrorNotReady;
     s->known_for = submitted;
     s->known_completion = a.completion();
   }
@@ -152,7 +128,9 @@ cudaError_t event_query(ThreadState& ts, const void* event) {
   if (!e) return cudaErrorInvalidResourceHandle;
   if (cudaError_t err = graph::check_event(e); err != cudaSuccess) return err;
   if (!e->recorded) return cudaSuccess;
-  return complete_now(ts, e) ? cudaSuccess : cudaErrorNotReady;
+  learn(ts, e);
+  return e->completion <= ts.clock.load(std::memory_order_relaxed) ? cudaSuccess
+                                                                   : cudaErrorNotReady;
 }
 
 cudaError_t event_elapsed(ThreadState& ts, float* ms, const void* start, const void* end) {
@@ -165,7 +143,10 @@ cudaError_t event_elapsed(ThreadState& ts, float* ms, const void* start, const v
   }
   if ((a->flags | b->flags) & cudaEventDisableTiming) return cudaErrorInvalidResourceHandle;
   if (!a->recorded || !b->recorded) return cudaErrorInvalidResourceHandle;
-  if (!complete_now(ts, a) || !complete_now(ts, b)) return cudaErrorNotReady;
+  learn(ts, a);
+  learn(ts, b);
+  const auto now = ts.clock.load(std::memory_order_relaxed);
+  if (a->completion > now || b->completion > now) return cudaErrorNotReady;
   *ms = static_cast<float>(static_cast<double>(b->completion - a->completion) / 1e6);
   return cudaSuccess;
 }
