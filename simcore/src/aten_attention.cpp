@@ -14,6 +14,8 @@ namespace {
 
 using aten_names::split_args;
 using aten_names::template_args;
+using aten_names::kMaxHeadDim;
+using aten_names::kMaxThreadsPerBlock;
 using aten_names::template_int;
 
 // The integer template arguments of a traits class: "Flash_fwd_kernel_traits<128, 128, 64, ...".
@@ -84,7 +86,10 @@ AtenKernel classify_flash(const std::string& name) {
     return k;
   }
   const std::vector<long> t = traits_ints(a[traits]);
-  if (t.size() < 3 || t[0] <= 0 || t[static_cast<size_t>(tile_at)] <= 0) return AtenKernel{};
+  if (t.size() < 3 || t[0] <= 0 || t[0] > kMaxHeadDim || t[static_cast<size_t>(tile_at)] <= 0 ||
+      t[static_cast<size_t>(tile_at)] > kMaxThreadsPerBlock) {
+    return AtenKernel{};
+  }
   k.head_dim = static_cast<int>(t[0]);
   k.tile = static_cast<int>(t[static_cast<size_t>(tile_at)]);
   k.element_bytes = aten_names::first_element_bytes(a[traits]);
@@ -109,7 +114,7 @@ AtenKernel classify_mem_eff(const std::string& name) {
   const size_t scalar = forward ? 0 : 1;
   const long tile = template_int(forward ? a[3] : a[6]);
   const long max_k = template_int(forward ? a[5] : a[7]);
-  if (tile <= 0 || max_k <= 0) return k;
+  if (tile <= 0 || max_k <= 0 || tile > kMaxThreadsPerBlock || max_k > kMaxHeadDim) return k;
   k.family = forward ? AtenFamily::kMemEffForward : AtenFamily::kMemEffBackward;
   k.tile = static_cast<int>(tile);
   k.head_dim = static_cast<int>(max_k);

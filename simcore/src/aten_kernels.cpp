@@ -11,6 +11,7 @@ namespace {
 using aten_names::first_element_bytes;
 using aten_names::split_args;
 using aten_names::template_args;
+using aten_names::kMaxThreadsPerBlock;
 using aten_names::template_int;
 
 // std::array<char*, Kul>: the tensors an element touches.
@@ -126,7 +127,7 @@ AtenKernel classify_index_elementwise(const std::string& name) {
   const std::vector<std::string> a = split_args(template_args(name));
   if (a.size() < 3) return k;
   const long nt = template_int(a[0]), vt = template_int(a[1]);
-  if (nt <= 0 || vt <= 0) return k;
+  if (nt <= 0 || vt <= 0 || nt > kMaxThreadsPerBlock || vt > kMaxThreadsPerBlock) return k;
   int bytes = aten_names::opaque_type_bytes(a[2]);
   if (bytes == 0) bytes = element_bytes_or_4(a[2]);
   k.family = AtenFamily::kIndexElementwise;

@@ -23,6 +23,11 @@ int opaque_type_bytes(const std::string& args);
 // The integer value of a template argument ("128", "32u"), or -1.
 long template_int(const std::string& arg);
 
+// Bounds on integer template arguments that size a tile or a head: a name claiming more is not
+// one of PyTorch's kernels, and products of such values must not overflow.
+constexpr long kMaxThreadsPerBlock = 1024;
+constexpr long kMaxHeadDim = 1024;
+
 // "true"/"false" template argument.
 bool template_true(const std::string& arg);
 
