@@ -14,6 +14,7 @@
 
 #include "check/check.h"
 #include "db_command.h"
+#include "host_cpus.h"
 #include "launcher.h"
 #include "profile_command.h"
 #include "relay.h"
@@ -390,6 +391,13 @@ int main(int argc, char** argv) {
   std::string preset_name;
   CLI::App* presets = app.add_subcommand("presets", "List cluster presets, or print one");
   presets->add_option("name", preset_name, "Preset to print");
+  bool host_cpus = false;
+  bool refresh_calibration = false;
+  presets->add_flag("--host-cpus", host_cpus,
+                    "List the host CPUs a cluster's node.host_cpu can name, with this machine's "
+                    "calibration against each");
+  presets->add_flag("--refresh", refresh_calibration,
+                    "With --host-cpus: calibrate this machine again instead of using the cache");
   seer::check::CheckCommand check_cmd(app);
   seer::cli::DbCommand db_cmd(app);
   seer::cli::ProfileCommand profile_cmd(app);
@@ -427,6 +435,7 @@ int main(int argc, char** argv) {
     if (db_cmd.parsed()) return db_cmd.run();
     if (profile_cmd.parsed()) return profile_cmd.run();
     if (*presets) {
+      if (host_cpus) return seer::cli::print_host_cpus(refresh_calibration);
       if (preset_name.empty()) {
         for (const auto& n : seer::rt::preset_names()) std::cout << n << "\n";
       } else {

@@ -1,5 +1,6 @@
 #include "core.h"
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -272,6 +273,18 @@ ThreadState& Core::thread() {
   if (joined()) pthread_setspecific(g_thread_key, ts);
   tl_thread = ts;
   return *ts;
+}
+
+Time Core::framework_cost() {
+  if (!modeled()) return 0;
+  int runs = runs_pytorch_.load(std::memory_order_relaxed);
+  if (runs < 0) {
+    void* torch = ::dlopen("libtorch_cuda.so", RTLD_NOLOAD | RTLD_LAZY);
+    runs = torch != nullptr ? 1 : 0;
+    if (torch != nullptr) ::dlclose(torch);
+    runs_pytorch_.store(runs, std::memory_order_relaxed);
+  }
+  return runs == 1 ? costs().framework_op() : 0;
 }
 
 void Core::account_cpu(ThreadState& ts) {

@@ -40,6 +40,11 @@ class Core {
   const wire::Welcome& welcome() const { return welcome_; }
   bool modeled() const { return welcome_.host_time() == wire::HOST_TIME_MODELED; }
   const wire::HostCosts& costs() const { return welcome_.costs(); }
+  // Modeled mode: the host cost of the framework around one launched operation (kernel, library
+  // call, copy, memset, collective) when this process runs PyTorch; 0 otherwise.
+  Time framework_cost();
+  // costs().launch() plus framework_cost(): what a program pays to launch one operation.
+  Time launch_cost() { return costs().launch() + framework_cost(); }
 
   // The calling thread's state, registered on first use.
   ThreadState& thread();
@@ -125,7 +130,10 @@ class Core {
   int fd_ = -1;
   wire::Welcome welcome_;
   std::atomic<bool> park_requested_{false};  // the session asked to park idle threads
-  int64_t clock_base_[16] = {};              // real ns of each clock id when the process joined
+  // -1 until the first launch, then whether PyTorch's CUDA library is loaded (it loads before any
+  // launch a PyTorch program makes).
+  std::atomic<int> runs_pytorch_{-1};
+  int64_t clock_base_[16] = {};  // real ns of each clock id when the process joined
 
   // batch_mu_ guards the pending records, the thread list and the socket's write side.
   mutable std::mutex batch_mu_;

@@ -618,7 +618,7 @@ cudaError_t launch(Exec* x, const void* stream, bool per_thread) {
     plan = x->plan;
   }
   Core& core = Core::instance();
-  Time cost = core.costs().launch();
+  Time cost = core.launch_cost();
   size_t i = 0;
   bool lanes = false;  // replaying on several streams (not into a capture)
   while (true) {

@@ -18,7 +18,7 @@ bool joined() { return Core::instance().ensure_joined(); }
 cublasStatus_t enqueue(const void* stream, const LibraryOp& op) {
   Core& core = Core::instance();
   if (!core.ensure_joined()) return CUBLAS_STATUS_NOT_INITIALIZED;
-  ApiCall call(core, core.costs().launch());
+  ApiCall call(core, core.launch_cost());
   ThreadState& ts = call.ts();
   StreamObj* s = CudaState::instance().resolve_stream(ts, stream, false);
   if (!s) return CUBLAS_STATUS_EXECUTION_FAILED;

@@ -39,3 +39,12 @@ inline cudaError_t fail(ThreadState& ts, cudaError_t err) {
   if (!::seer::cudart::ready(seer_err_)) return seer_err_;       \
   ::seer::cudart::ApiCall call(::seer::cudart::Core::instance(), \
                                ::seer::cudart::Core::instance().costs().cost_field());
+
+// A call that launches an operation (a copy or a memset): its API cost plus, in modeled mode,
+// the framework's cost around it (Core::framework_cost).
+#define SEER_ENTER_OP(cost_field)                                                      \
+  cudaError_t seer_err_ = cudaSuccess;                                                 \
+  if (!::seer::cudart::ready(seer_err_)) return seer_err_;                             \
+  ::seer::cudart::ApiCall call(::seer::cudart::Core::instance(),                       \
+                               ::seer::cudart::Core::instance().costs().cost_field() + \
+                                   ::seer::cudart::Core::instance().framework_cost());

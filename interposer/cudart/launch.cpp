@@ -20,7 +20,7 @@ cudaError_t launch(const void* func, dim3 grid, dim3 block, size_t shmem, const 
                    bool per_thread, void** args) {
   cudaError_t err = cudaSuccess;
   if (!ready(err)) return err;
-  ApiCall call(Core::instance(), Core::instance().costs().launch());
+  ApiCall call(Core::instance(), Core::instance().launch_cost());
   const client::ops::LaunchDims d{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shmem};
   client::ops::LaunchSizes sizes;
   if (args && func) {

@@ -127,31 +127,31 @@ SEER_CUDA_API cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, 
 }
 
 SEER_CUDA_API cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind kind) {
-  SEER_ENTER(memcpy_sync);
+  SEER_ENTER_OP(memcpy_sync);
   return fail(call.ts(), ops::copy(call.ts(), dst, src, n, kind, nullptr, false, false));
 }
 
 SEER_CUDA_API cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t n,
                                           cudaMemcpyKind kind) {
-  SEER_ENTER(memcpy_sync);
+  SEER_ENTER_OP(memcpy_sync);
   return fail(call.ts(), ops::copy(call.ts(), dst, src, n, kind, nullptr, false, true));
 }
 
 SEER_CUDA_API cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind kind,
                                           cudaStream_t stream) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(), ops::copy(call.ts(), dst, src, n, kind, stream, true, false));
 }
 
 SEER_CUDA_API cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t n,
                                                cudaMemcpyKind kind, cudaStream_t stream) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(), ops::copy(call.ts(), dst, src, n, kind, stream, true, true));
 }
 
 SEER_CUDA_API cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
                                          size_t n) {
-  SEER_ENTER(memcpy_sync);
+  SEER_ENTER_OP(memcpy_sync);
   if (device_of(dst) != dst_device || device_of(src) != src_device) {
     return fail(call.ts(), cudaErrorInvalidValue);
   }
@@ -161,7 +161,7 @@ SEER_CUDA_API cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* 
 
 SEER_CUDA_API cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src,
                                               int src_device, size_t n, cudaStream_t stream) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   if (device_of(dst) != dst_device || device_of(src) != src_device) {
     return fail(call.ts(), cudaErrorInvalidValue);
   }
@@ -170,26 +170,26 @@ SEER_CUDA_API cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const v
 }
 
 SEER_CUDA_API cudaError_t cudaMemset(void* dst, int value, size_t n) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(),
               ops::fill(call.ts(), dst, static_cast<uint8_t>(value), 1, n, nullptr, false, false));
 }
 
 SEER_CUDA_API cudaError_t cudaMemset_ptds(void* dst, int value, size_t n) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(),
               ops::fill(call.ts(), dst, static_cast<uint8_t>(value), 1, n, nullptr, false, true));
 }
 
 SEER_CUDA_API cudaError_t cudaMemsetAsync(void* dst, int value, size_t n, cudaStream_t stream) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(),
               ops::fill(call.ts(), dst, static_cast<uint8_t>(value), 1, n, stream, true, false));
 }
 
 SEER_CUDA_API cudaError_t cudaMemsetAsync_ptsz(void* dst, int value, size_t n,
                                                cudaStream_t stream) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(),
               ops::fill(call.ts(), dst, static_cast<uint8_t>(value), 1, n, stream, true, true));
 }
@@ -198,7 +198,7 @@ SEER_CUDA_API cudaError_t cudaMemsetAsync_ptsz(void* dst, int value, size_t n,
 
 SEER_CUDA_API cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
                                        size_t width, size_t height, cudaMemcpyKind kind) {
-  SEER_ENTER(memcpy_sync);
+  SEER_ENTER_OP(memcpy_sync);
   return fail(call.ts(), ops::copy_2d(call.ts(), dst, dpitch, src, spitch, width, height, kind,
                                       nullptr, false, false));
 }
@@ -206,7 +206,7 @@ SEER_CUDA_API cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src
 SEER_CUDA_API cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src,
                                             size_t spitch, size_t width, size_t height,
                                             cudaMemcpyKind kind) {
-  SEER_ENTER(memcpy_sync);
+  SEER_ENTER_OP(memcpy_sync);
   return fail(call.ts(), ops::copy_2d(call.ts(), dst, dpitch, src, spitch, width, height, kind,
                                       nullptr, false, true));
 }
@@ -214,7 +214,7 @@ SEER_CUDA_API cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void
 SEER_CUDA_API cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src,
                                             size_t spitch, size_t width, size_t height,
                                             cudaMemcpyKind kind, cudaStream_t stream) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(), ops::copy_2d(call.ts(), dst, dpitch, src, spitch, width, height, kind,
                                       stream, true, false));
 }
@@ -222,35 +222,35 @@ SEER_CUDA_API cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void
 SEER_CUDA_API cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src,
                                                  size_t spitch, size_t width, size_t height,
                                                  cudaMemcpyKind kind, cudaStream_t stream) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(), ops::copy_2d(call.ts(), dst, dpitch, src, spitch, width, height, kind,
                                       stream, true, true));
 }
 
 SEER_CUDA_API cudaError_t cudaMemset2D(void* dst, size_t pitch, int value, size_t width,
                                        size_t height) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(), ops::fill_2d(call.ts(), dst, pitch, static_cast<uint8_t>(value), 1, width,
                                       height, nullptr, false, false));
 }
 
 SEER_CUDA_API cudaError_t cudaMemset2D_ptds(void* dst, size_t pitch, int value, size_t width,
                                             size_t height) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(), ops::fill_2d(call.ts(), dst, pitch, static_cast<uint8_t>(value), 1, width,
                                       height, nullptr, false, true));
 }
 
 SEER_CUDA_API cudaError_t cudaMemset2DAsync(void* dst, size_t pitch, int value, size_t width,
                                             size_t height, cudaStream_t stream) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(), ops::fill_2d(call.ts(), dst, pitch, static_cast<uint8_t>(value), 1, width,
                                       height, stream, true, false));
 }
 
 SEER_CUDA_API cudaError_t cudaMemset2DAsync_ptsz(void* dst, size_t pitch, int value, size_t width,
                                                  size_t height, cudaStream_t stream) {
-  SEER_ENTER(memcpy_async);
+  SEER_ENTER_OP(memcpy_async);
   return fail(call.ts(), ops::fill_2d(call.ts(), dst, pitch, static_cast<uint8_t>(value), 1, width,
                                       height, stream, true, true));
 }

@@ -44,7 +44,7 @@ cudaError_t address_of(ThreadState& ts, const void* symbol, void** out, size_t* 
 
 cudaError_t to_symbol(const void* symbol, const void* src, size_t count, size_t offset,
                       cudaMemcpyKind kind, cudaStream_t stream, bool async, bool per_thread) {
-  SEER_ENTER(memcpy_sync);
+  SEER_ENTER_OP(memcpy_sync);
   void* base = nullptr;
   size_t size = 0;
   if (cudaError_t e = address_of(call.ts(), symbol, &base, &size); e != cudaSuccess) {
@@ -61,7 +61,7 @@ cudaError_t to_symbol(const void* symbol, const void* src, size_t count, size_t 
 
 cudaError_t from_symbol(void* dst, const void* symbol, size_t count, size_t offset,
                         cudaMemcpyKind kind, cudaStream_t stream, bool async, bool per_thread) {
-  SEER_ENTER(memcpy_sync);
+  SEER_ENTER_OP(memcpy_sync);
   void* base = nullptr;
   size_t size = 0;
   if (cudaError_t e = address_of(call.ts(), symbol, &base, &size); e != cudaSuccess) {

@@ -25,7 +25,8 @@ cudnnStatus_t enqueue(const void* stream, const std::vector<LibraryOp>& ops) {
   Core& core = Core::instance();
   if (!core.ensure_joined()) return CUDNN_STATUS_NOT_INITIALIZED;
   if (ops.empty()) return CUDNN_STATUS_SUCCESS;
-  ApiCall call(core, core.costs().launch() * static_cast<int64_t>(ops.size()));
+  ApiCall call(core,
+               core.costs().launch() * static_cast<int64_t>(ops.size()) + core.framework_cost());
   ThreadState& ts = call.ts();
   StreamObj* s = CudaState::instance().resolve_stream(ts, stream, false);
   if (!s) return fail(CUDNN_STATUS_EXECUTION_FAILED, "the handle's stream is not a live stream");

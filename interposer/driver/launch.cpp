@@ -25,7 +25,7 @@ CUresult launch(CUfunction f, const ops::LaunchDims& d, CUstream stream, bool pe
                 void** params) {
   CUresult err = CUDA_SUCCESS;
   if (!ready(err)) return err;
-  ApiCall call(Core::instance(), Core::instance().costs().launch());
+  ApiCall call(Core::instance(), Core::instance().launch_cost());
   FunctionObj* fn = function_of(f);
   if (!fn) return CUDA_ERROR_INVALID_HANDLE;
   ops::LaunchSizes sizes;

@@ -87,7 +87,7 @@ ncclResult_t enqueue(wire::CollKind kind, const void* sendbuff, void* recvbuff, 
     return fail(ncclInvalidArgument, "invalid reduction operation%s");
   }
   if (!joined()) return fail(ncclSystemError, "not running under `seer run`%s");
-  ApiCall call(Core::instance(), Core::instance().costs().launch());
+  ApiCall call(Core::instance(), Core::instance().launch_cost());
   if (c->pending_request) finish_pending(call.ts(), c);
   if (root < 0 || (c->nranks > 0 && root >= c->nranks)) {
     return fail(ncclInvalidArgument, "root or peer out of range%s");

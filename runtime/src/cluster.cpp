@@ -9,6 +9,7 @@
 
 #include "presets_data.h"
 #include "seer/runtime/units.h"
+#include "seer/simcore/host_cpu.h"
 
 namespace seer::rt {
 namespace {
@@ -227,9 +228,9 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
   }
 
   const YAML::Node node = map_field(root, "", "node");
-  reject_unknown(
-      node, "node.",
-      {"gpu", "gpus", "host_link", "scale_up", "scale_out", "nics", "gpu_memory", "gpu_variant"});
+  reject_unknown(node, "node.",
+                 {"gpu", "gpus", "host_link", "scale_up", "scale_out", "nics", "gpu_memory",
+                  "gpu_variant", "host_cpu"});
   const std::string gpu_name = scalar(require(node, "node.", "gpu"), "node.gpu");
   auto gpu = sim::find_gpu(gpu_name);
   if (!gpu) {
@@ -238,6 +239,15 @@ ClusterSpec parse_cluster_yaml(const std::string& text, const std::string& sourc
     throw ClusterError("node.gpu: '" + gpu_name + "' is not in the GPU catalog (" + known + ")");
   }
   c.gpu = *gpu;
+  if (node["host_cpu"]) {
+    c.host_cpu = scalar(node["host_cpu"], "node.host_cpu");
+    if (!sim::find_host_cpu(c.host_cpu)) {
+      std::string known;
+      for (const auto& h : sim::host_cpu_catalog()) known += (known.empty() ? "" : ", ") + h.name;
+      throw ClusterError("node.host_cpu: '" + c.host_cpu + "' is not in the host CPU catalog (" +
+                         known + ")");
+    }
+  }
   c.gpus_per_node = static_cast<int>(integer(require(node, "node.", "gpus"), "node.gpus", 1, 64));
   if (node["gpu_memory"]) {
     c.gpu.memory_bytes =

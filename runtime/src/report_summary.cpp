@@ -2,6 +2,7 @@
 // about one execution).
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,10 @@ ordered_json steps_json(const Steps& s) {
   j["warmup_ns"] = s.warmup_excluded ? s.steps.front().duration : 0;
   j["mean_ns"] = s.mean_ns;
   j["p50_ns"] = s.p50_ns;
+  if (s.gpu_busy_share >= 0) {
+    j["gpu_busy_share"] = std::round(s.gpu_busy_share * 1e4) / 1e4;
+    j["bound"] = boundedness(s);
+  }
   j["min_ns"] = s.min_ns;
   j["max_ns"] = s.max_ns;
   ordered_json list = ordered_json::array();
@@ -104,6 +109,14 @@ std::string summary_json(const Session& session, const SessionResult& result,
                   {"gpus_per_node", c.gpus_per_node},
                   {"gpu", c.gpu.name}};
   j["host_time"] = host_time_name(session.options().host_time);
+  {
+    const SessionOptions& o = session.options();
+    const auto& plan = o.host_cpu_plan;
+    ordered_json host = {{"cpu", plan && plan->target ? plan->target->name : ""},
+                         {"framework_op_ns", o.costs.framework_op}};
+    if (o.host_time == HostTime::kMeasured) host["cpu_scale"] = o.costs.cpu_scale;
+    j["host"] = host;
+  }
   j["command"] = run.command;
   j["exit_code"] = run.exit_code;
   // The end of the last GPU operation: what the ranks did on the host after it (waiting in MPI,

@@ -71,6 +71,33 @@ void print_steps(std::ostream& out, const Steps& s) {
   out << "step time    mean " << human_time(s.mean_ns) << "   p50 " << human_time(s.p50_ns)
       << "   max " << human_time(s.max_ns) << "   min " << human_time(s.min_ns)
       << "   (each step: its slowest rank)\n";
+  const std::string bound = boundedness(s);
+  if (bound == "gpu") {
+    out << "bound        GPU: busy " << fmt("%.0f%%", 100 * s.gpu_busy_share) << " of step time\n";
+  } else if (bound == "host") {
+    out << "bound        host: GPUs busy " << fmt("%.0f%%", 100 * s.gpu_busy_share)
+        << " of step time; the ranks' host work (Python, framework, launches) sets the pace\n";
+  } else if (bound == "mixed") {
+    out << "bound        mixed: GPUs busy " << fmt("%.0f%%", 100 * s.gpu_busy_share)
+        << " of step time\n";
+  }
+}
+
+// "measured (this machine's CPU time x 1.34 for Xeon-Platinum-8480C hosts ...)".
+std::string host_time_line(const SessionOptions& o) {
+  std::string line = host_time_name(o.host_time);
+  const std::optional<HostCpuPlan>& plan = o.host_cpu_plan;
+  const std::string cpu = plan && plan->target ? plan->target->name : "";
+  if (o.host_time == HostTime::kMeasured) {
+    if (cpu.empty())
+      return line + " (this machine's CPU stands in for the hosts': no node.host_cpu)";
+    return line + " (this machine's CPU time x " + fmt("%.2f", o.costs.cpu_scale) +
+           ": it runs interpreter work " + fmt("%.2f", o.costs.cpu_scale) + "x as fast as the " +
+           cpu + " hosts; simcore/src/HOST_CPU.md)";
+  }
+  return line + " (" + (cpu.empty() ? "reference host" : cpu + " hosts") + ": " +
+         fmt("%.1f us", static_cast<double>(o.costs.framework_op) / 1e3) +
+         " per PyTorch operation, fixed API costs)";
 }
 
 void print_gpus(std::ostream& out, const Session& session, const ReportData& d) {
@@ -170,7 +197,7 @@ void print_report(std::ostream& out, const Session& session, const SessionResult
   out << "\n== seer report ==\n";
   out << "cluster      " << c.name << ": " << c.nodes << " node" << (c.nodes > 1 ? "s" : "")
       << " x " << c.gpus_per_node << " " << c.gpu.name << " (" << c.source << ")\n";
-  out << "host time    " << host_time_name(session.options().host_time) << "\n";
+  out << "host time    " << host_time_line(session.options()) << "\n";
   out << "program      " << run.exit_description << "\n";
   const auto workers =
       static_cast<size_t>(std::count_if(result.processes.begin(), result.processes.end(),

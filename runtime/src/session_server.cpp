@@ -63,6 +63,7 @@ wire::HostCosts host_costs(const sim::HostCosts& c) {
   w.set_other_call(c.other_call);
   w.set_clock_read(c.clock_read);
   w.set_cpu_scale(c.cpu_scale);
+  w.set_framework_op(c.framework_op);
   return w;
 }
 
@@ -150,6 +151,10 @@ SessionServer::SessionServer(SessionOptions options)
     : options_(std::move(options)), engine_(*this) {
   payload_max_bytes_ = payload_limit(options_.payload_max_bytes);
   const ClusterSpec& c = options_.cluster;
+  if (!options_.host_cpu_plan) {
+    options_.host_cpu_plan = plan_host_cpu(c.host_cpu, options_.host_time == HostTime::kMeasured);
+  }
+  apply(*options_.host_cpu_plan, options_.costs);
   for (int n = 0; n < c.nodes; ++n) {
     for (int g = 0; g < c.gpus_per_node; ++g) engine_.add_gpu(c.gpu, n, c.links);
   }

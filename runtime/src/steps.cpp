@@ -6,6 +6,8 @@
 #include <regex>
 #include <tuple>
 
+#include "intervals.h"
+
 namespace seer::rt {
 namespace {
 
@@ -206,7 +208,37 @@ bool combine(Steps& s, const std::map<int, std::vector<Span>>& per_process) {
   return true;
 }
 
+// The share of the summarized steps' time each GPU was busy, averaged over the GPUs that ran
+// anything in them.
+double busy_share(const sim::Engine& engine, const Steps& s) {
+  std::vector<Interval> windows;
+  for (size_t i = s.warmup_excluded ? 1 : 0; i < s.steps.size(); ++i) {
+    windows.emplace_back(s.steps[i].start, s.steps[i].end);
+  }
+  windows = merged(std::move(windows));
+  const int64_t window_ns = total_length(windows);
+  if (window_ns <= 0) return -1;
+  std::vector<std::vector<Interval>> ops(static_cast<size_t>(engine.gpu_count()));
+  for (const sim::OpRecord& r : engine.records()) ops[r.gpu].emplace_back(r.start, r.end);
+  double sum = 0;
+  int gpus = 0;
+  for (std::vector<Interval>& g : ops) {
+    const int64_t busy = overlap_length(merged(std::move(g)), windows);
+    if (busy <= 0) continue;
+    sum += static_cast<double>(busy) / static_cast<double>(window_ns);
+    ++gpus;
+  }
+  return gpus > 0 ? sum / gpus : 0;
+}
+
 }  // namespace
+
+std::string boundedness(const Steps& s) {
+  if (s.gpu_busy_share < 0) return "";
+  if (s.gpu_busy_share >= 0.8) return "gpu";
+  if (s.gpu_busy_share < 0.5) return "host";
+  return "mixed";
+}
 
 Steps detect_steps(const Session& session, const NvtxTimeline& nvtx,
                    const std::string& step_range) {
@@ -218,6 +250,7 @@ Steps detect_steps(const Session& session, const NvtxTimeline& nvtx,
   if (combine(s, matching)) {
     s.source = "nvtx";
     s.label = step_range.empty() ? "ranges named like step/iter" : step_range;
+    s.gpu_busy_share = busy_share(session.engine(), s);
     return s;
   }
   if (!step_range.empty()) {
@@ -229,6 +262,7 @@ Steps detect_steps(const Session& session, const NvtxTimeline& nvtx,
     if (combine(s, repeated)) {
       s.source = "nvtx";
       s.label = name;
+      s.gpu_busy_share = busy_share(session.engine(), s);
       return s;
     }
   }
@@ -236,6 +270,7 @@ Steps detect_steps(const Session& session, const NvtxTimeline& nvtx,
   if (combine(s, collective_steps(session.engine(), label))) {
     s.source = "collectives";
     s.label = label;
+    s.gpu_busy_share = busy_share(session.engine(), s);
     return s;
   }
   s.steps.clear();

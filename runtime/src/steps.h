@@ -32,7 +32,15 @@ struct Steps {
   int64_t p50_ns = 0;
   int64_t min_ns = 0;
   int64_t max_ns = 0;
+  // Over the same steps, the mean over GPUs of the share of step time the GPU ran anything
+  // (kernels, copies, collectives); -1 without steps. Low: the ranks' host work (Python, launch
+  // overhead) or waiting on other ranks' hosts keeps the GPUs waiting.
+  double gpu_busy_share = -1;
 };
+
+// "gpu" (busy >= 80% of step time), "host" (< 50%: host-bound, e.g. launch-bound) or "mixed";
+// "" without steps.
+std::string boundedness(const Steps& s);
 
 // The name with each run of digits replaced by '#': "step 12" -> "step #".
 std::string normalized_name(const std::string& name);

@@ -12,10 +12,10 @@
 namespace seer::sim {
 namespace {
 
-using aten_names::split_args;
-using aten_names::template_args;
 using aten_names::kMaxHeadDim;
 using aten_names::kMaxThreadsPerBlock;
+using aten_names::split_args;
+using aten_names::template_args;
 using aten_names::template_int;
 
 // The integer template arguments of a traits class: "Flash_fwd_kernel_traits<128, 128, 64, ...".

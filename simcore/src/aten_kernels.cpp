@@ -9,9 +9,9 @@ namespace seer::sim {
 namespace {
 
 using aten_names::first_element_bytes;
+using aten_names::kMaxThreadsPerBlock;
 using aten_names::split_args;
 using aten_names::template_args;
-using aten_names::kMaxThreadsPerBlock;
 using aten_names::template_int;
 
 // std::array<char*, Kul>: the tensors an element touches.

@@ -24,6 +24,7 @@ struct ClusterSpec {
   bool ecmp = true;
   bool adaptive_routing = false;  // fabric.routing: adaptive (implies ECMP's path choice)
   std::string network = "flow";   // the network model: "flow" (netsim) or "ns3" (packet-level)
+  std::string host_cpu;           // node.host_cpu: a simcore host CPU catalog name, or ""
 };
 
 // Errors in a cluster description: the message names the field and the offending value.

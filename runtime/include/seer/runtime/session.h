@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "seer/runtime/cluster.h"
+#include "seer/runtime/host_calibration.h"
 #include "seer/runtime/remote.h"
 #include "seer/simcore/engine.h"
 #include "seer/simcore/host_costs.h"
@@ -22,6 +23,9 @@ struct SessionOptions {
   ClusterSpec cluster;
   HostTime host_time = HostTime::kMeasured;
   sim::HostCosts costs;
+  // The cluster's host CPU against this machine (cpu_scale and framework_op of `costs`). Unset:
+  // the session plans it from cluster.host_cpu, calibrating this machine in measured mode.
+  std::optional<HostCpuPlan> host_cpu_plan;
   // When ranks wait for simulated work that cannot complete because a process outside Seer (in MPI,
   // in a socket read) still holds virtual time back, after this long (real ms) without progress,
   // and again every such interval, processes park the threads that wait for the world outside

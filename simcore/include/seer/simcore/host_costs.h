@@ -20,6 +20,9 @@ struct HostCosts {
   Time other_call = 200;   // every other runtime call
   Time clock_read = 20;    // each clock_gettime/gettimeofday/time read
   double cpu_scale = 1.0;  // measured mode: host CPU time is multiplied by this
+  // Modeled mode, processes running PyTorch: CPU time of Python, the dispatcher and autograd per
+  // launched operation (kernel, library call, memcpy/memset, collective); HOST_CPU.md.
+  Time framework_op = 0;
 };
 
 }  // namespace seer::sim
