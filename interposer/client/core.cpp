@@ -406,9 +406,9 @@ void Core::add_record(ThreadState& ts, const PodRecord& r) {
   wake_flusher_locked();
 }
 
-Time Core::promise_locked(bool& all_blocked) const {
+Time Core::promise_locked(bool& all_blocked, bool& stalled) const {
   Time p = kNever;
-  int active = 0, blocked = 0;
+  int active = 0, blocked = 0, querying = 0;
   const auto counts = [](const ThreadState* ts) {
     return ts->registered && (ts->submitter.load(std::memory_order_relaxed) ||
                               ts->tracked.load(std::memory_order_relaxed));
@@ -419,8 +419,9 @@ Time Core::promise_locked(bool& all_blocked) const {
   // thread, which needs virtual time to pass (thread_handoff.cpp).
   bool some_blocked = false;
   for (const ThreadState* ts : threads_) {
-    some_blocked = some_blocked || (counts(ts) && ts->mode.load(std::memory_order_acquire) ==
-                                                      static_cast<int>(ThreadMode::kBlocked));
+    const auto mode = static_cast<ThreadMode>(ts->mode.load(std::memory_order_acquire));
+    some_blocked = some_blocked ||
+                   (counts(ts) && (mode == ThreadMode::kBlocked || mode == ThreadMode::kQuerying));
   }
   for (ThreadState* ts : threads_) {
     const auto mode = static_cast<ThreadMode>(ts->mode.load(std::memory_order_acquire));
@@ -432,6 +433,7 @@ Time Core::promise_locked(bool& all_blocked) const {
     }
     ++active;
     if (mode == ThreadMode::kBlocked) ++blocked;
+    if (mode == ThreadMode::kQuerying) ++querying;
     p = std::min(p, ts->clock.load(std::memory_order_relaxed));
   }
   // A thread woken by a hand-off that has not run yet resumes at the token's time.
@@ -440,6 +442,7 @@ Time Core::promise_locked(bool& all_blocked) const {
   // A process none of whose threads ever submitted work (a launcher that only counted devices, a
   // compile worker) holds nothing back.
   all_blocked = has_submitter_ ? active > 0 && blocked == active && !token : true;
+  stalled = !all_blocked && querying > 0 && blocked + querying == active && !token;
   return p;
 }
 
@@ -477,14 +480,16 @@ void Core::flush_locked(const wire::Request* request) {
   for (const PodRecord& p : pending_) to_wire(p, batch->add_records());
   records_sent_ += pending_.size();
   pending_.clear();
-  bool all_blocked = false;
-  const Time promise = promise_locked(all_blocked);
+  bool all_blocked = false, stalled = false;
+  const Time promise = promise_locked(all_blocked, stalled);
   batch->set_promise(promise);
   batch->set_answers_received(answers_received_);
   batch->set_all_blocked(all_blocked);
+  batch->set_stalled(stalled);
   if (request) *batch->mutable_request() = *request;
   last_promise_sent_ = promise;
   last_all_blocked_sent_ = all_blocked;
+  last_stalled_sent_ = stalled;
   last_answers_sent_ = answers_received_;
   if (!write_message(fd_, *message, out_buffer_)) die("lost the connection to the session");
 }
@@ -500,13 +505,18 @@ wire::Answer Core::request(ThreadState& ts, wire::Request& r) {
   r.set_t(ts.clock.load(std::memory_order_relaxed));
   r.set_observer(!ts.submitter.load(std::memory_order_relaxed) &&
                  !ts.tracked.load(std::memory_order_relaxed));
+  // A query's thread resumes at its own clock, so that clock stays in the promise while it waits
+  // (the session answers once it has simulated up to it).
+  const bool query = r.at_clock();
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
-    ts.mode.store(static_cast<int>(ThreadMode::kBlocked), std::memory_order_release);
+    ts.mode.store(static_cast<int>(query ? ThreadMode::kQuerying : ThreadMode::kBlocked),
+                  std::memory_order_release);
     waiting_[r.id()] = &ts;
     flush_locked(&r);
   }
   wire::Answer a = wait_answer(r.id());
+  if (query) ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
   if (!modeled()) ts.cpu_mark = thread_cpu_ns();
   return a;
 }
@@ -803,10 +813,11 @@ void Core::flusher_loop() {
 }
 
 bool Core::changed_locked() const {
-  bool all_blocked = false;
-  const Time promise = promise_locked(all_blocked);
+  bool all_blocked = false, stalled = false;
+  const Time promise = promise_locked(all_blocked, stalled);
   return !pending_.empty() || promise != last_promise_sent_ ||
-         all_blocked != last_all_blocked_sent_ || answers_received_ != last_answers_sent_;
+         all_blocked != last_all_blocked_sent_ || stalled != last_stalled_sent_ ||
+         answers_received_ != last_answers_sent_;
 }
 
 void Core::goodbye() {

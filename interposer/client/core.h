@@ -115,7 +115,8 @@ class Core {
   wire::Answer wait_answer(uint64_t id);
   void read_one_message();
   void dispatch(const wire::SessionMessage& m);
-  Time promise_locked(bool& all_blocked) const;
+  // `stalled`: every active thread waits for an answer, some to a query at its clock.
+  Time promise_locked(bool& all_blocked, bool& stalled) const;
   void account_cpu(ThreadState& ts);
   void goodbye();
   static void at_fork_child();
@@ -146,6 +147,7 @@ class Core {
   uint64_t answers_received_ = 0;
   Time last_promise_sent_ = -1;
   bool last_all_blocked_sent_ = false;
+  bool last_stalled_sent_ = false;
   bool has_submitter_ = false;  // some thread has submitted device work
   uint64_t last_answers_sent_ = 0;
   uint64_t records_sent_ = 0;

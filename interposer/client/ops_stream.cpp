@@ -10,12 +10,29 @@
 namespace seer::client::ops {
 namespace {
 
-// Learns the completion time of the event's latest record from the session (once final).
+// Learns the completion time of the event's latest record from the session (once final): waits
+// for it.
 void learn(ThreadState& ts, EventObj* e) {
   if (e->completion != kUnknown) return;
   wire::Request r;
   r.set_event_query(e->id);
   e->completion = Core::instance().request(ts, r).completion();
+}
+
+// Whether the event's latest record is complete at the thread's clock (its completion time is
+// then known too). A query never waits for the work: the session answers for a submitting thread
+// once it has simulated up to that thread's clock, and for an observer (a watchdog polling
+// events) at once, from what it has simulated so far (THREADS.md, "Queries").
+bool complete_now(ThreadState& ts, EventObj* e) {
+  if (e->completion == kUnknown) {
+    wire::Request r;
+    r.set_event_query(e->id);
+    r.set_at_clock(true);
+    const wire::Answer a = Core::instance().request(ts, r);
+    if (!a.ready()) return false;  // the completion is learnt once it is complete
+    e->completion = a.completion();
+  }
+  return e->completion <= ts.clock.load(std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -51,8 +68,10 @@ cudaError_t stream_query(ThreadState& ts, const void* stream, bool per_thread) {
   if (s->known_for != s->submitted) {
     wire::Request r;
     r.set_stream_query(s->id);
+    r.set_at_clock(true);
     const uint64_t submitted = s->submitted;
     const wire::Answer a = Core::instance().request(ts, r);
+    if (!a.ready()) return cudaErrorNotReady;
     s->known_for = submitted;
     s->known_completion = a.completion();
   }
@@ -128,9 +147,7 @@ cudaError_t event_query(ThreadState& ts, const void* event) {
   if (!e) return cudaErrorInvalidResourceHandle;
   if (cudaError_t err = graph::check_event(e); err != cudaSuccess) return err;
   if (!e->recorded) return cudaSuccess;
-  learn(ts, e);
-  return e->completion <= ts.clock.load(std::memory_order_relaxed) ? cudaSuccess
-                                                                   : cudaErrorNotReady;
+  return complete_now(ts, e) ? cudaSuccess : cudaErrorNotReady;
 }
 
 cudaError_t event_elapsed(ThreadState& ts, float* ms, const void* start, const void* end) {
@@ -143,10 +160,7 @@ cudaError_t event_elapsed(ThreadState& ts, float* ms, const void* start, const v
   }
   if ((a->flags | b->flags) & cudaEventDisableTiming) return cudaErrorInvalidResourceHandle;
   if (!a->recorded || !b->recorded) return cudaErrorInvalidResourceHandle;
-  learn(ts, a);
-  learn(ts, b);
-  const auto now = ts.clock.load(std::memory_order_relaxed);
-  if (a->completion > now || b->completion > now) return cudaErrorNotReady;
+  if (!complete_now(ts, a) || !complete_now(ts, b)) return cudaErrorNotReady;
   *ms = static_cast<float>(static_cast<double>(b->completion - a->completion) / 1e6);
   return cudaSuccess;
 }

@@ -11,7 +11,9 @@ enum class ThreadMode : int {
   kBlocked = 2,  // waiting for the session's answer
   kParked = 3,   // outside Seer for long: excluded from the promise until it returns
   kExited = 4,
-  kWaiting = 5,  // waiting for another thread of the process (thread_sync.cpp): excluded
+  kWaiting = 5,   // waiting for another thread of the process (thread_sync.cpp): excluded
+  kQuerying = 6,  // waiting for a query's answer: resumes at its own clock, so it bounds the
+                  // promise; like kBlocked, it leaves threads waiting on others out of it
 };
 
 // One application thread that has made a CUDA call. Owned by the Core; never freed (a thread

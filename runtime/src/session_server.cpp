@@ -471,6 +471,7 @@ void SessionServer::handle_batch(Client& c, const wire::Batch& batch) {
   c.promise = batch.promise();
   c.answers_received = batch.answers_received();
   c.all_blocked = batch.all_blocked();
+  c.stalled = batch.stalled();
   while (!c.unacked.empty() && c.unacked.front().first <= c.answers_received) c.unacked.pop_front();
   if (batch.has_request()) handle_request(c, batch.request());
 }
@@ -638,6 +639,10 @@ void SessionServer::handle_request(Client& c, const wire::Request& r) {
   const uint64_t token = next_token_++;
   waits_[token] = PendingRequest{c.index, r};
   ++c.pending_requests;
+  if (r.at_clock() && (r.body_case() == wire::Request::kStreamQuery ||
+                       r.body_case() == wire::Request::kEventQuery)) {
+    queries_.insert(token);
+  }
   switch (r.body_case()) {
     case wire::Request::kStreamSync:
     case wire::Request::kStreamQuery: {
@@ -659,6 +664,16 @@ void SessionServer::handle_request(Client& c, const wire::Request& r) {
       waits_.erase(token);
       --c.pending_requests;
       drop(c, "sent an unknown request");
+      return;
+  }
+  // An observer's query (a watchdog polling events) is answered from what is simulated so far:
+  // waiting for the work could deadlock, for the observer may hold a lock that the threads
+  // submitting that work need (c10d's work queue; interposer/client/THREADS.md, "Queries").
+  if (r.observer() && queries_.count(token) != 0 && waits_.count(token) != 0) {
+    waits_.erase(token);
+    queries_.erase(token);
+    --c.pending_requests;
+    answer(c, r.id(), r.t(), false, sim::kNever);
   }
 }
 
@@ -667,6 +682,7 @@ void SessionServer::on_wait_done(uint64_t token, Time completion) {
   if (it == waits_.end()) return;
   const PendingRequest pr = it->second;
   waits_.erase(it);
+  queries_.erase(token);
   Client& c = *clients_[pr.client];
   --c.pending_requests;
   if (c.gone) return;
@@ -770,6 +786,7 @@ void SessionServer::advance() {
     last_progress_ = std::chrono::steady_clock::now();
     hang_reported_ = false;
   }
+  answer_due_queries();
   if (aborted_ || engine_.next_event_time() || !everyone_blocked()) return;
   if (!payload_waits_.empty()) {
     abandon_payload_waits();
@@ -778,11 +795,37 @@ void SessionServer::advance() {
   }
 }
 
+// A query asks whether work is complete at the thread's clock. The querying thread stays in its
+// process' promise (it resumes at its own clock either way), so the engine stops short of that
+// clock; once nothing before it is left, work not complete by then is not ready. Answering only at
+// completion would let the engine run past the thread, and its next work would start late.
+void SessionServer::answer_due_queries() {
+  if (queries_.empty()) return;
+  const std::optional<Time> next = engine_.next_event_time();
+  for (auto it = queries_.begin(); it != queries_.end();) {
+    auto w = waits_.find(*it);
+    if (w == waits_.end()) {
+      it = queries_.erase(it);
+      continue;
+    }
+    const PendingRequest pr = w->second;
+    if (next && *next < pr.request.t()) {
+      ++it;
+      continue;
+    }
+    waits_.erase(w);
+    it = queries_.erase(it);
+    Client& c = *clients_[pr.client];
+    --c.pending_requests;
+    if (!c.gone) answer(c, pr.request.id(), pr.request.t(), false, sim::kNever);
+  }
+}
+
 bool SessionServer::everyone_blocked() const {
   if (joined_ranks_ < expected_ranks_) return false;
   for (const auto& c : clients_) {
     if (c->gone || c->info.said_goodbye || !c->welcomed) continue;
-    if (!c->all_blocked || c->answers_received != c->answers_sent) return false;
+    if (!(c->all_blocked || c->stalled) || c->answers_received != c->answers_sent) return false;
   }
   return true;
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +38,7 @@ struct Client {
   sim::Time promise = 0;
   uint64_t answers_received = 0;
   bool all_blocked = false;
+  bool stalled = false;  // waiting for answers, some to queries at its clock (Batch.stalled)
   uint64_t answers_sent = 0;
   std::deque<std::pair<uint64_t, sim::Time>> unacked;     // (answer number, answer time)
   std::unordered_map<uint64_t, uint32_t> kernels;         // client func id -> engine kernel id
@@ -147,6 +149,9 @@ class SessionServer : public sim::WaitListener {
   sim::Time effective_promise(const Client& c, bool payload_waits_released) const;
   sim::Time safe_time() const;
   void advance();
+  // Answers the stream/event queries whose time the engine has reached: not ready (a ready one was
+  // answered when its work completed).
+  void answer_due_queries();
   void check_stuck();
   void request_parking(double idle_s);
   void report_deadlock(const std::string& extra);
@@ -177,6 +182,7 @@ class SessionServer : public sim::WaitListener {
   std::vector<std::unique_ptr<RemoteHost>> hosts_;
   std::vector<std::unique_ptr<Client>> clients_;
   std::unordered_map<uint64_t, PendingRequest> waits_;  // engine token -> request
+  std::set<uint64_t> queries_;  // tokens of waits_ that are cudaStreamQuery/cudaEventQuery
   uint64_t next_token_ = 1;
   int next_anonymous_ = 0;
   int expected_ranks_ = 0;

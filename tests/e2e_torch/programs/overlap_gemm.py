@@ -2,10 +2,10 @@
 
 GEMMs are queued on a stream of their own, then an 8 GiB-per-rank all-gather starts on NCCL's
 stream; the ten GEMMs timed with CUDA events come after five that give the all-gather time to
-start on both ranks. After it ends, the same GEMMs run alone. (The GEMMs are queued before the
-collective: under Seer, a host thread that queries the events of an asynchronous collective's
-tensors, as PyTorch's caching allocator does on allocation, currently has its later work held
-back until the collective completes; README.md, "Known gaps".) Prints RESULT lines
+start on both ranks. Then the other way round: the all-gather starts, the host asks whether it
+is complete (work.is_completed(): a cudaEventQuery, as PyTorch's caching allocator makes for the
+tensors of collectives in flight), and only then queues the GEMMs, which must still run beside
+it. After it ends, the same GEMMs run alone. Prints RESULT lines
 (tests/e2e_torch/interference_test.cpp)."""
 
 import os
@@ -53,7 +53,16 @@ work = dist.all_gather_into_tensor(gathered, shard, async_op=True)
 beside = per_gemm_ns(events)
 work.wait()
 torch.cuda.synchronize()
+dist.barrier()
+torch.cuda.synchronize()
+work = dist.all_gather_into_tensor(gathered, shard, async_op=True)
+completed_at_once = work.is_completed()
+after = per_gemm_ns(queue_gemms())
+work.wait()
+torch.cuda.synchronize()
 alone = per_gemm_ns(queue_gemms())
 print(f"RESULT gemm_beside_ns {beside}")
 print(f"RESULT gemm_alone_ns {alone}")
+print(f"RESULT gemm_after_query_ns {after}")
+print(f"RESULT completed_at_once {int(completed_at_once)}")
 dist.destroy_process_group()
