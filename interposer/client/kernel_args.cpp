@@ -58,6 +58,8 @@ constexpr ArgSpec kFlashParams = spec({{0, 96, 4}, {0, 176, 4}, {0, 180, 4}, {0,
 // (PyTorch's mem_eff_attention/kernel_forward.h and kernel_backward.h).
 constexpr ArgSpec kMemEffForward = spec({{0, 96, 4}, {0, 104, 4}, {0, 108, 4}, {0, 116, 1}});
 constexpr ArgSpec kMemEffBackward = spec({{0, 144, 4}, {0, 152, 4}, {0, 156, 4}, {0, 168, 1}});
+// CatArrayBatchedCopy*(out, inputs, TensorSizeStride<unsigned, 4> os, ...): os.tensorSize[0..4).
+constexpr ArgSpec kCatSizes = spec({{2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 4}});
 constexpr ArgSpec reduce_config_spec() {
   ArgSpec s;
   s.reduce_config = true;
@@ -164,6 +166,7 @@ const ArgSpec* arg_spec_for_name(const char* mangled) {
   }
   if (std::strstr(mangled, "21chunk_cat_cuda_kernel")) return &kChunkCat;
   if (aten && std::strstr(mangled, "cunn_SoftMax")) return softmax_spec(mangled);
+  if (aten && std::strstr(mangled, "CatArrayBatchedCopy")) return &kCatSizes;
   if (std::strstr(mangled, "51split_with_sizes_copy_out_contiguous_no_cast_kernel")) {
     return &kSplitCopy;
   }

@@ -113,6 +113,18 @@ std::optional<double> aten_kernel_bytes(const AtenKernel& k, const LaunchGeometr
     case AtenFamily::kRandom:
       // Grid-stride: the grid is capped and says nothing of the size.
       return n * sz;
+    case AtenFamily::kCat: {
+      // The output (every input read once, written once); gridDim.y is the batch of inputs.
+      if (nsizes < k.dims || k.dims < 1) return std::nullopt;
+      double elements = 1;
+      for (int d = 0; d < k.dims; ++d) {
+        if (sizes[d] == 0) return std::nullopt;
+        elements *= static_cast<double>(sizes[d]);
+      }
+      elements *= std::max(1, k.tile);  // the _vectorized variant counts vectors
+      if (elements > 1e12) return std::nullopt;
+      return 2 * elements * sz;
+    }
     default:
       break;
   }
@@ -125,6 +137,9 @@ Time aten_kernel_ns(const GpuSpec& gpu, const AtenKernel& k, double bytes) {
     case AtenFamily::kStridedElementwise:
     case AtenFamily::kIndexElementwise:
       efficiency = kStridedElementwiseEfficiency;
+      break;
+    case AtenFamily::kCat:
+      efficiency = k.contiguous ? kContiguousElementwiseEfficiency : kStridedElementwiseEfficiency;
       break;
     case AtenFamily::kLayerNormForward:
     case AtenFamily::kLayerNormBackwardInput:

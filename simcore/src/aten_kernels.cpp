@@ -149,6 +149,28 @@ AtenKernel classify_random(const std::string& name) {
   return k;
 }
 
+// CatArrayBatchedCopy[_contig|_alignedK_contig|_vectorized]<OpaqueType<bytes>, unsigned, dims,
+// batch, stride[, alignment[, elements per vector]]>(out, inputs, TensorSizeStride<unsigned, 4>
+// os, int dim, unsigned dimStride): the output's sizes are os.tensorSize[0..dims), the innermost
+// one counted in vectors by the _vectorized variant.
+AtenKernel classify_cat(const std::string& name) {
+  AtenKernel k;
+  const std::vector<std::string> a = split_args(template_args(name));
+  if (a.size() < 5) return k;
+  const int bytes = aten_names::opaque_type_bytes(a[0]);
+  const long dims = template_int(a[2]);
+  if (bytes <= 0 || bytes > 16 || dims < 1 || dims > 4) return k;
+  const bool vectorized = name.find("CatArrayBatchedCopy_vectorized<") != std::string::npos;
+  const long per_vector = vectorized && a.size() >= 7 ? template_int(a[6]) : 1;
+  if (per_vector < 1 || per_vector > 16) return k;
+  k.family = AtenFamily::kCat;
+  k.element_bytes = bytes;
+  k.dims = static_cast<int>(dims);
+  k.tile = static_cast<int>(per_vector);
+  k.contiguous = name.find("CatArrayBatchedCopy_") != std::string::npos;
+  return k;
+}
+
 AtenKernel classify_elementwise(const std::string& name, AtenFamily f) {
   AtenKernel k;
   const std::string args = template_args(name);
@@ -218,6 +240,7 @@ AtenKernel classify_aten_kernel(const std::string& name) {
     return typed(name, AtenFamily::kEmbeddingBackward);
   }
   if (is("at::native::index_elementwise_kernel<")) return classify_index_elementwise(name);
+  if (is("CatArrayBatchedCopy")) return classify_cat(name);
   if (is("distribution_elementwise_grid_stride_kernel<")) return classify_random(name);
   if (is("nll_loss_forward_reduce_cuda_kernel_2d<") ||
       is("nll_loss_backward_reduce_cuda_kernel_2d<")) {
@@ -258,6 +281,8 @@ const char* aten_family_name(AtenFamily f) {
       return "embedding backward";
     case AtenFamily::kIndexElementwise:
       return "indexing";
+    case AtenFamily::kCat:
+      return "cat";
     case AtenFamily::kRandom:
       return "random numbers";
     case AtenFamily::kNllLoss:

@@ -1,5 +1,5 @@
-// PyTorch's own elementwise, cast, layer-norm, reduction, softmax, embedding, SDPA and fused-AdamW
-// kernels, timed by the program with CUDA events, take the kernel-family models' times
+// PyTorch's own elementwise, cast, layer-norm, reduction, softmax, embedding, cat, SDPA and
+// fused-AdamW kernels, timed by the program with CUDA events, take the kernel-family models' times
 // (simcore/src/ATEN_KERNELS.md), computed here from first principles: the bytes each kernel must
 // move at the family's share of H100 HBM bandwidth, or for attention its FLOPs at the published
 // FlashAttention-2 rate, plus the fixed 2 us.
@@ -62,6 +62,10 @@ TEST_F(KernelFamilies, EventTimesAreTheFamilyModels) {
   EXPECT_NEAR(o.integer("softmax_512_bf16_ns"), expected_ns(8 * rows * 512 * (2 + 2), 0.6), kTolNs);
   // Embedding of 8192 tokens into 4096 bf16 columns: each row read and written, one int64 index.
   EXPECT_NEAR(o.integer("embedding_bf16_ns"), expected_ns(2 * rows * cols * 2 + rows * 8, 0.9),
+              kTolNs);
+  // torch.cat of two 8192 x 4096 bf16 matrices along the columns: the 8192 x 8192 output read
+  // from the inputs and written once, contiguous.
+  EXPECT_NEAR(o.integer("cat_columns_bf16_ns"), expected_ns(2 * rows * (2 * cols) * 2, 0.9),
               kTolNs);
   // SDPA, batch 2, 16 heads, 1,000 positions, head dim 128. Flash, non-causal: 4·b·h·s²·d FLOPs
   // at FA2's 309 (s = 512) to 350 (1k) TFLOP/s. The grid alone would say 1,024 positions.

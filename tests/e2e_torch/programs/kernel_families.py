@@ -1,4 +1,4 @@
-"""PyTorch times its own elementwise, cast, layer-norm, reduction, softmax, embedding, SDPA
+"""PyTorch times its own elementwise, cast, layer-norm, reduction, softmax, embedding, cat, SDPA
 (flash and memory-efficient) and fused-AdamW calls with CUDA events.
 
 Each call runs once alone and then REPS more times; the extra REPS run back to back on the GPU
@@ -53,6 +53,7 @@ calls = {
     "sum_rows_fp32": lambda: xf.sum(dim=-1),
     "softmax_512_bf16": lambda: torch.softmax(short_rows, dim=-1),
     "embedding_bf16": lambda: emb(tokens),
+    "cat_columns_bf16": lambda: torch.cat([x, y], dim=1),
     "sdpa_flash_bf16": lambda: sdpa(SDPBackend.FLASH_ATTENTION, False),
     "sdpa_mem_efficient_causal_bf16": lambda: sdpa(SDPBackend.EFFICIENT_ATTENTION, True),
 }

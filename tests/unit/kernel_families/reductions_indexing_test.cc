@@ -179,6 +179,77 @@ TEST(Indexing, IndexElementwiseAndRandomNumbers) {
   EXPECT_DOUBLE_EQ(*aten_kernel_bytes(randn, grid(1056), &n, 1), 2.0 * (1 << 20));
 }
 
+TEST(Cat, OutputSizesFromTheTensorSizeStrideArgument) {
+  const AtenKernel contig = classify_aten_kernel(
+      "void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous "
+      "namespace)::OpaqueType<2u>, unsigned int, 2, 128, 1>(at::native::(anonymous "
+      "namespace)::OpaqueType<2u>*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<"
+      "at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 128, 1>, "
+      "at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)");
+  ASSERT_EQ(contig.family, AtenFamily::kCat);
+  EXPECT_EQ(contig.element_bytes, 2);
+  EXPECT_EQ(contig.dims, 2);
+  EXPECT_TRUE(contig.contiguous);
+  // A 4096 x 1536 bf16 output (two 4096 x 768 inputs): read once and written once; the sizes
+  // past the output's two dimensions are not the kernel's.
+  const uint64_t sizes[4] = {4096, 1536, 7, 7};
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(contig, grid(132, 2), sizes, 4), 2.0 * 2 * 4096 * 1536);
+  EXPECT_EQ(*aten_kernel_time(h100(), contig, grid(132, 2), sizes, 4),
+            at_efficiency(2.0 * 2 * 4096 * 1536, 0.90));
+  const uint64_t empty[4] = {4096, 0, 1, 1};
+  EXPECT_FALSE(aten_kernel_bytes(contig, grid(132, 2), empty, 4).has_value());
+  EXPECT_FALSE(aten_kernel_bytes(contig, grid(132, 2), sizes, 1).has_value());
+
+  // The general variant reads strided inputs.
+  const AtenKernel strided = classify_aten_kernel(
+      "void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous "
+      "namespace)::OpaqueType<4u>, unsigned int, 3, 64, 64>(at::native::(anonymous "
+      "namespace)::OpaqueType<4u>*, ...)");
+  ASSERT_EQ(strided.family, AtenFamily::kCat);
+  EXPECT_FALSE(strided.contiguous);
+  const uint64_t three[4] = {8, 512, 64, 0};
+  EXPECT_EQ(*aten_kernel_time(h100(), strided, grid(132, 3), three, 4),
+            at_efficiency(2.0 * 4 * 8 * 512 * 64, 0.60));
+
+  // The vectorized variant (PyTorch 2.15's choice for aligned contiguous inputs) counts the
+  // innermost size in vectors of 8 bf16.
+  const AtenKernel vectorized = classify_aten_kernel(
+      "void at::native::(anonymous namespace)::CatArrayBatchedCopy_vectorized<at::native::("
+      "anonymous namespace)::OpaqueType<2u>, unsigned int, 2, 128, 1, 16, 8>(char*, "
+      "at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous "
+      "namespace)::OpaqueType<2u>, unsigned int, 128, 1>, at::native::(anonymous "
+      "namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)");
+  ASSERT_EQ(vectorized.family, AtenFamily::kCat);
+  EXPECT_TRUE(vectorized.contiguous);
+  const uint64_t in_vectors[4] = {8192, 1024, 0, 0};
+  EXPECT_DOUBLE_EQ(*aten_kernel_bytes(vectorized, grid(132, 2), in_vectors, 4),
+                   2.0 * 2 * 8192 * 8192);
+
+  // The client copies os.tensorSize[0..4) (param 2) for every variant.
+  for (const char* mangled :
+       {"_ZN2at6native40_GLOBAL__N__f1f992fe_8_Shape_cu_49f7391c26CatArrayBatchedCopy_contigINS1_"
+        "10OpaqueTypeILj2EEEjLi2ELi128ELi1EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_"
+        "EEENS1_16TensorSizeStrideIS8_Lj4EEEiS8_",
+        "_ZN2at6native40_GLOBAL__N__f1f992fe_8_Shape_cu_49f7391c19CatArrayBatchedCopyINS1_10Opaque"
+        "TypeILj16EEEjLi4ELi64ELi64EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_EEENS1_"
+        "16TensorSizeStrideIS8_Lj4EEEiS8_"}) {
+    const client::ArgSpec* spec = client::arg_spec_for_name(mangled);
+    ASSERT_NE(spec, nullptr) << mangled;
+    ASSERT_EQ(spec->n, 4);
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(spec->fields[i].param, 2);
+      EXPECT_EQ(spec->fields[i].offset, 4 * i);
+      EXPECT_EQ(spec->fields[i].bytes, 4);
+    }
+    uint32_t os[8] = {4096, 1536, 1, 1, 1536, 1, 0, 0};
+    void* args[3] = {nullptr, nullptr, os};
+    uint64_t out[4];
+    ASSERT_EQ(client::read_launch_args(*spec, args, out), 4);
+    EXPECT_EQ(out[0], 4096u);
+    EXPECT_EQ(out[1], 1536u);
+  }
+}
+
 TEST(NllLoss, OneBlockWalksTheRows) {
   const AtenKernel fwd = classify_aten_kernel(
       "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<"

@@ -39,6 +39,7 @@ enum class AtenFamily : uint8_t {
   kFlashBackwardConvert,    // pytorch_flash::flash_bwd_convert_dq_kernel
   kMemEffForward,           // fmha_cutlassF_* (memory-efficient attention)
   kMemEffBackward,          // fmha_cutlassB_*
+  kCat,                     // CatArrayBatchedCopy[_contig|_alignedK_contig|_vectorized]
 };
 
 struct AtenKernel {
@@ -49,10 +50,14 @@ struct AtenKernel {
   bool needs_sizes = true;       // false: the grid alone sizes it (multi-tensor apply)
   double bytes_per_element = 0;  // softmax: bytes moved per row element, all passes together
   // Attention: head dimension, the tile sizes of the grid (queries per block for the forward
-  // and the dO.O kernels, keys per block for the backward) and causality.
+  // and the dO.O kernels, keys per block for the backward) and causality. Cat: elements per
+  // vector of the innermost size (the _vectorized variant; else 1).
   int head_dim = 0;
   int tile = 0;
   bool causal = false;
+  // cat: the output's dimensions (1-4) and whether the inputs are contiguous (_contig variants).
+  int dims = 0;
+  bool contiguous = true;
 };
 
 // Multi-tensor apply: each block handles one chunk of up to 65,536 elements of one tensor.
