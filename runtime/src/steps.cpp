@@ -53,11 +53,22 @@ std::map<int, std::vector<Span>> spans_where(const NvtxTimeline& nvtx, Pred pred
   return out;
 }
 
-// The name (digits normalised) of the most repeated outermost pushed range, if any repeats.
+// NVTX domains of libraries, whose ranges mark their own calls (CUB's device-wide algorithms,
+// which PyTorch runs for sorts and unique, mark each call in domain CCCL), never a step.
+bool library_domain(const std::string& domain) {
+  static const char* const kLibraries[] = {"CCCL", "NCCL", "cuBLAS", "cuDNN", "cuFFT", "NPP"};
+  for (const char* l : kLibraries) {
+    if (domain == l) return true;
+  }
+  return false;
+}
+
+// The name (digits normalised) of the most repeated outermost pushed range of the program's own
+// domains, if any repeats.
 std::string most_repeated_outer_name(const NvtxTimeline& nvtx) {
   std::map<std::string, std::pair<int, int64_t>> counts;  // name -> (count, first start)
   for (const NvtxRange& r : nvtx.ranges) {
-    if (!r.pushed || r.depth != 0) continue;
+    if (!r.pushed || r.depth != 0 || library_domain(r.domain)) continue;
     auto [it, fresh] = counts.try_emplace(normalized_name(r.name), 0, r.start);
     ++it->second.first;
     if (!fresh) it->second.second = std::min(it->second.second, r.start);
@@ -257,7 +268,8 @@ Steps detect_steps(const Session& session, const NvtxTimeline& nvtx,
     s.note = "no NVTX range matched --step-range '" + step_range + "'";
   } else if (const std::string name = most_repeated_outer_name(nvtx); !name.empty()) {
     auto repeated = spans_where(nvtx, [&](const NvtxRange& r) {
-      return r.pushed && r.depth == 0 && normalized_name(r.name) == name;
+      return r.pushed && r.depth == 0 && !library_domain(r.domain) &&
+             normalized_name(r.name) == name;
     });
     if (combine(s, repeated)) {
       s.source = "nvtx";

@@ -51,3 +51,28 @@ TEST_F(AllReduceTest, EightRanksTakeTheNcclModelsTime) {
 
 }  // namespace
 }  // namespace seer::e2e::torch
+
+namespace seer::e2e::torch {
+namespace {
+
+using StepDetection = TorchTest;
+
+// CUB marks each of PyTorch's device-wide sorts with an NVTX range in domain CCCL; with no step
+// ranges of the program's own, those are not its steps (TorchTitan's report took them for steps).
+TEST_F(StepDetection, LibraryNvtxRangesAreNotSteps) {
+  TempDir out;
+  const Outcome o =
+      seer_torch("dgx-h100", out.path(), python_command(program("library_ranges.py")));
+  ASSERT_EQ(o.exit_code, 0) << o.describe();
+  ASSERT_EQ(o.integer("sorts"), 4);
+  const nlohmann::json s = read_json(out.file("summary.json"));
+  bool cub_ranges = false;
+  for (const auto& r : s["nvtx"]["by_name"]) {
+    if (r.value("domain", "") == "CCCL" && r.value("count", 0) == 4) cub_ranges = true;
+  }
+  EXPECT_TRUE(cub_ranges) << s["nvtx"].dump(2);
+  EXPECT_EQ(s["steps"].value("source", ""), "whole_run") << s["steps"].dump(2);
+}
+
+}  // namespace
+}  // namespace seer::e2e::torch

@@ -54,7 +54,8 @@ struct SessionOptions {
   // terminal and --quiet is off).
   bool progress = false;
   // Which NVTX ranges are training steps: a regular expression searched (case-insensitively) in
-  // the range names; empty: ranges named like "step"/"iter", else the most repeated outer range.
+  // the range names; empty: ranges named like "step"/"iter", else the most repeated outer range
+  // outside libraries' NVTX domains (CCCL and the like).
   std::string step_range;
   // Keep per-link load over time for the trace's counter tracks (the CLI sets it with --out).
   bool record_link_utilisation = false;
