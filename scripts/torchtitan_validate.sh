@@ -124,9 +124,8 @@ mkdir -p "$run"
 log="$run/train.log"
 cmd=(
   "$build/bin/seer" run --cluster grand-teton:1 --out "$run/seer"
-  # TorchTitan marks no steps with NVTX; without this, the most repeated outermost NVTX range
-  # would be taken as the step (cub::DeviceRadixSort, inside the embedding backward).
-  --step-range '^no-nvtx-step-range$'
+  # TorchTitan marks no steps with NVTX: the report finds them from the recurring collectives
+  # (CUB's NVTX ranges, inside the embedding backward, are a library's and never steps).
   -- "$venv/bin/torchrun" --standalone --nproc_per_node 8
   --local-ranks-filter 0 --role rank --tee 3
   -m torchtitan.train --job.config_file "$assets/llama3_8b.toml"
@@ -167,6 +166,13 @@ print(f"  mean of steps {tps[1][0]}-{tps[-1][0]}: {mean:,.0f} tokens/s/GPU"
 print(f"  published (TorchTitan, FSDP eager, Grand Teton H100): {published:,.0f}"
       f"  -> error {100 * (mean / published - 1):+.1f} %")
 s = json.load(open(summary))
+st = s["steps"]
+if st.get("count", 0) > 0:
+    print(f"== Seer's report: {st['count']} steps from {st['source']} ({st.get('label', '')}),"
+          f" mean {st['mean_ns'] / 1e9:.3f} s after the first"
+          f" ({2 * 8192 / (st['mean_ns'] / 1e9):,.0f} tokens/s/GPU), {st.get('bound', '?')}-bound")
+else:
+    print("== Seer's report found no steps (" + st.get("note", "whole run") + ")")
 shares = s["time_sources"]["kernel_shares"]
 print("== time sources of simulated kernel time: " +
       ", ".join(f"{k} {100 * v:.2f} %" for k, v in shares.items()))

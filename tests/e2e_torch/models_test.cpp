@@ -76,3 +76,22 @@ TEST_F(StepDetection, LibraryNvtxRangesAreNotSteps) {
 
 }  // namespace
 }  // namespace seer::e2e::torch
+
+namespace seer::e2e::torch {
+namespace {
+
+// Twelve distinct all-reduces per step and host work between steps that varies: the intervals at
+// the step's edge differ from step to step, the collectives alone fix the step (TorchTitan's case).
+TEST_F(StepDetection, StepsFromCollectivesDespiteVaryingHostWorkBetweenThem) {
+  TempDir out;
+  const Outcome o = seer_torch("dgx-h100", out.path(), torchrun(2, program("noisy_steps.py")));
+  ASSERT_EQ(o.exit_code, 0) << o.describe();
+  ASSERT_EQ(o.integer("steps"), 8);
+  const nlohmann::json st = read_json(out.file("summary.json"))["steps"];
+  EXPECT_EQ(st.value("source", ""), "collectives") << st.dump(2);
+  EXPECT_EQ(st.value("label", ""), "12 collectives per step") << st.dump(2);
+  EXPECT_GE(st.value("count", 0), 5) << st.dump(2);
+}
+
+}  // namespace
+}  // namespace seer::e2e::torch
