@@ -802,6 +802,9 @@ void SessionServer::advance() {
 void SessionServer::answer_due_queries() {
   if (queries_.empty()) return;
   const std::optional<Time> next = engine_.next_event_time();
+  // Every process must have promised the query's time too: work they submit before it (a
+  // collective's other ranks, a kernel beside the queried one) can still change its completion.
+  const Time safe = safe_time();
   for (auto it = queries_.begin(); it != queries_.end();) {
     auto w = waits_.find(*it);
     if (w == waits_.end()) {
@@ -809,7 +812,7 @@ void SessionServer::answer_due_queries() {
       continue;
     }
     const PendingRequest pr = w->second;
-    if (next && *next < pr.request.t()) {
+    if ((next && *next < pr.request.t()) || safe < pr.request.t()) {
       ++it;
       continue;
     }
