@@ -17,7 +17,9 @@ using detail::FlowPhase;
 using detail::FlowRecord;
 using detail::Hop;
 using detail::LinkEntry;
+using detail::LinkMode;
 using detail::LinkRecord;
+using detail::ShadowEntry;
 
 namespace {
 
@@ -36,7 +38,8 @@ Time transfer_ns(double bytes, double rate) {
 
 class FlowModel::State {
  public:
-  State(const Topology& topology, double tolerance) : topology_(topology), tolerance_(tolerance) {}
+  State(const Topology& topology, FlowModelOptions options)
+      : topology_(topology), tolerance_(options.tolerance), shadow_links_(options.shadow_links) {}
 
   FlowId start(Time now, const Path& path, double bytes, double rate_cap, double weight);
   bool cancel(Time now, FlowId id);
@@ -64,12 +67,18 @@ class FlowModel::State {
   void release(std::uint32_t slot);
   void activate(std::uint32_t slot, std::vector<CompletedFlow>& done);
   void join_links(std::uint32_t slot);
+  LinkId dominator_for(const std::vector<LinkId>& path, std::size_t i) const;
+  void add_solved_hop(std::uint32_t slot, LinkId id, double level);
+  void add_shadow_hop(std::uint32_t slot, LinkId id);
+  void remove_shadow_hop(std::uint32_t slot, std::size_t hop);
+  void promote(LinkId id);
   void leave_links(std::uint32_t slot);
   void resolve();
   void schedule_completion(std::uint32_t slot);
 
   const Topology& topology_;
   const double tolerance_;
+  const bool shadow_links_;
   FlowId next_id_ = 0;
   std::vector<FlowRecord> flows_;  // by slot
   std::vector<std::uint32_t> free_slots_;
@@ -119,7 +128,9 @@ void FlowModel::State::release(std::uint32_t slot) {
   slot_of_.erase(flow.id);
   flow.phase = FlowPhase::Free;
   flow.rate = 0;
-  flow.hops.clear();  // keeps its capacity for the slot's next flow
+  flow.hops.clear();  // these keep their capacity for the slot's next flow
+  flow.shadow_hops.clear();
+  flow.path.clear();
   free_slots_.push_back(slot);
 }
 
@@ -158,7 +169,7 @@ FlowId FlowModel::State::start(Time now, const Path& path, double bytes, double 
   flow.rate = 0;
   flow.bytes_left = bytes;
   flow.updated_at = now;
-  for (LinkId id : path.links) flow.hops.push_back(Hop{id, 0});
+  flow.path.assign(path.links.begin(), path.links.end());
   slot_of_.emplace(flow.id, slot);
   ++waiting_;
   events_.set(slot, now + path.latency, flow.id);
@@ -210,7 +221,7 @@ std::vector<CompletedFlow> FlowModel::State::advance(Time t) {
 
 void FlowModel::State::activate(std::uint32_t slot, std::vector<CompletedFlow>& done) {
   FlowRecord& flow = flows_[slot];
-  const bool unconstrained = flow.hops.empty() && flow.rate_cap == kUnlimitedRate;
+  const bool unconstrained = flow.path.empty() && flow.rate_cap == kUnlimitedRate;
   if (flow.bytes_left <= 0 || unconstrained) {
     done.push_back(CompletedFlow{flow.id, now_});
     release(slot);
@@ -224,12 +235,99 @@ void FlowModel::State::activate(std::uint32_t slot, std::vector<CompletedFlow>& 
   arrivals_.push_back(slot);
 }
 
+// Shadowed links. A link A whose every flow also crosses a link B of no larger capacity never
+// binds: its load is at most B's, so the max-min rates without A's constraint already satisfy it
+// (and max-min rates are unique). Such links (a GPU's PCIe link to its rail NIC, shadowed by the
+// NIC's port) are kept off the solver: their flows are listed only for link_utilization. A link
+// is shadowed when its first flow joins, by that flow's next or previous link if it is no wider;
+// a later flow that does not cross the dominator makes it solved again for good (`promote`).
 void FlowModel::State::join_links(std::uint32_t slot) {
+  const std::vector<LinkId>& path = flows_[slot].path;
+  bool repeats = !shadow_links_;  // a flow crossing a link twice loads it twice: no shadows
+  for (std::size_t i = 0; i < path.size() && !repeats; ++i) {
+    repeats = std::find(path.begin() + static_cast<std::ptrdiff_t>(i) + 1, path.end(), path[i]) !=
+              path.end();
+  }
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const LinkId id = path[i];
+    LinkRecord& link = links_[id];
+    if (link.mode == LinkMode::Shadowed) {
+      if (!repeats && std::find(path.begin(), path.end(), link.dominator) != path.end()) {
+        add_shadow_hop(slot, id);
+        continue;
+      }
+      promote(id);
+    } else if (!repeats && link.mode == LinkMode::Open && link.flows.empty()) {
+      const LinkId dominator = dominator_for(path, i);
+      if (dominator >= 0) {
+        link.mode = LinkMode::Shadowed;
+        link.dominator = dominator;
+        links_[dominator].mode = LinkMode::Pinned;
+        add_shadow_hop(slot, id);
+        continue;
+      }
+    }
+    add_solved_hop(slot, id, kUnlimitedRate);
+  }
+  flows_[slot].path.clear();
+}
+
+LinkId FlowModel::State::dominator_for(const std::vector<LinkId>& path, std::size_t i) const {
+  const LinkRecord& link = links_[path[i]];
+  for (const std::size_t j : {i + 1, i - 1}) {  // i - 1 wraps past the end for i = 0
+    if (j >= path.size()) continue;
+    const LinkRecord& other = links_[path[j]];
+    if (other.mode != LinkMode::Shadowed && other.capacity <= link.capacity) return path[j];
+  }
+  return -1;
+}
+
+void FlowModel::State::add_solved_hop(std::uint32_t slot, LinkId id, double level) {
   FlowRecord& flow = flows_[slot];
-  for (std::uint32_t i = 0; i < flow.hops.size(); ++i) {
-    auto& on_link = links_[flow.hops[i].link].flows;
-    flow.hops[i].position = static_cast<std::uint32_t>(on_link.size());
-    on_link.push_back(LinkEntry{slot, i, kUnlimitedRate, flow.weight});
+  auto& on_link = links_[id].flows;
+  const auto hop = static_cast<std::uint32_t>(flow.hops.size());
+  flow.hops.push_back(Hop{id, static_cast<std::uint32_t>(on_link.size())});
+  on_link.push_back(LinkEntry{slot, hop, level, flow.weight});
+}
+
+void FlowModel::State::add_shadow_hop(std::uint32_t slot, LinkId id) {
+  FlowRecord& flow = flows_[slot];
+  auto& shadow = links_[id].shadow;
+  const auto hop = static_cast<std::uint32_t>(flow.shadow_hops.size());
+  flow.shadow_hops.push_back(Hop{id, static_cast<std::uint32_t>(shadow.size())});
+  shadow.push_back(ShadowEntry{slot, hop});
+}
+
+// Removes the flow's shadow hop `hop` from its link's list and from the flow.
+void FlowModel::State::remove_shadow_hop(std::uint32_t slot, std::size_t hop) {
+  FlowRecord& flow = flows_[slot];
+  const Hop removed = flow.shadow_hops[hop];
+  auto& shadow = links_[removed.link].shadow;
+  const ShadowEntry moved_entry = shadow.back();
+  shadow[removed.position] = moved_entry;
+  flows_[moved_entry.flow].shadow_hops[moved_entry.hop].position = removed.position;
+  shadow.pop_back();
+  if (hop + 1 < flow.shadow_hops.size()) {
+    const Hop moved_hop = flow.shadow_hops.back();
+    flow.shadow_hops[hop] = moved_hop;
+    links_[moved_hop.link].shadow[moved_hop.position].hop = static_cast<std::uint32_t>(hop);
+  }
+  flow.shadow_hops.pop_back();
+}
+
+// A flow that does not cross the dominator joins a shadowed link: the link is solved from now on.
+// Its flows enter the solver at their current levels, which it already satisfies.
+void FlowModel::State::promote(LinkId id) {
+  LinkRecord& link = links_[id];
+  link.mode = LinkMode::Pinned;
+  link.dominator = -1;
+  while (!link.shadow.empty()) {
+    const ShadowEntry entry = link.shadow.back();
+    const FlowRecord& flow = flows_[entry.flow];
+    const Hop& first = flow.hops.front();  // its dominator's hop at least
+    const double level = links_[first.link].flows[first.position].level;
+    remove_shadow_hop(entry.flow, entry.hop);
+    add_solved_hop(entry.flow, id, level);
   }
 }
 
@@ -243,6 +341,15 @@ void FlowModel::State::leave_links(std::uint32_t slot) {
     flows_[moved.flow].hops[moved.hop].position = hop.position;
     on_link.pop_back();
     left_links_.push_back(hop.link);
+  }
+  while (!flow.shadow_hops.empty()) {
+    const LinkId id = flow.shadow_hops.back().link;
+    remove_shadow_hop(slot, flow.shadow_hops.size() - 1);
+    LinkRecord& link = links_[id];
+    if (link.shadow.empty()) {
+      link.mode = LinkMode::Open;
+      link.dominator = -1;
+    }
   }
 }
 
@@ -279,6 +386,7 @@ double FlowModel::State::utilization(LinkId id) const {
   if (id >= static_cast<LinkId>(links_.size())) return 0;
   double load = 0;
   for (const LinkEntry& entry : links_[id].flows) load += entry.rate();
+  for (const ShadowEntry& entry : links_[id].shadow) load += flows_[entry.flow].rate;
   return load / capacity;
 }
 
@@ -287,7 +395,7 @@ FlowModel::FlowModel(const Topology& topology, FlowModelOptions options) {
     throw std::invalid_argument("FlowModel: tolerance must be in [0, 1), got " +
                                 std::to_string(options.tolerance));
   }
-  state_ = std::make_unique<State>(topology, options.tolerance);
+  state_ = std::make_unique<State>(topology, options);
 }
 
 FlowModel::~FlowModel() = default;

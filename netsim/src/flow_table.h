@@ -20,10 +20,16 @@ struct Hop {
   std::uint32_t position;
 };
 
+// A flow on a shadowed link: the flow's slot and which of its shadow hops this link is.
+struct ShadowEntry {
+  std::uint32_t flow;
+  std::uint32_t hop;
+};
+
 // Fields the solver touches come first, so they share a cache line. The solver keeps its own
 // per-flow bookkeeping in a dense array (MaxMinSolver), so flows it only glances at stay untouched.
 struct alignas(64) FlowRecord {
-  std::vector<Hop> hops;
+  std::vector<Hop> hops;  // the links the solver sees (position: in LinkRecord::flows)
   double rate_cap = std::numeric_limits<double>::infinity();
   double weight = 1;       // shares of a link's bandwidth it counts for (k parallel flows: k)
   double solved_rate = 0;  // solver output
@@ -32,6 +38,8 @@ struct alignas(64) FlowRecord {
   double rate = 0;        // bytes per second, 0 unless Sharing
   double bytes_left = 0;  // as of `updated_at`; progress since then is rate * elapsed
   Time updated_at = 0;
+  std::vector<Hop> shadow_hops;  // links that cannot bind it (position: in LinkRecord::shadow)
+  std::vector<LinkId> path;      // every link, in travel order, until it joins them
 };
 
 // A flow on a link: the flow's slot, which of its hops this link is, and copies of its weight and
@@ -45,9 +53,19 @@ struct LinkEntry {
   double rate() const { return level * weight; }
 };
 
+// How the solver treats a link (flow_model.cpp, "Shadowed links").
+enum class LinkMode : std::uint8_t {
+  Open,      // solved while it carries flows; may be shadowed when it next carries none
+  Shadowed,  // every flow on it also crosses `dominator`, whose capacity is no larger: never binds
+  Pinned,    // always solved: another link's dominator, or a shadow a flow broke
+};
+
 struct LinkRecord {
-  std::vector<LinkEntry> flows;
+  std::vector<LinkEntry> flows;  // what the solver sees
+  std::vector<ShadowEntry> shadow;
   double capacity = 0;
+  LinkId dominator = -1;
+  LinkMode mode = LinkMode::Open;
 };
 
 }  // namespace seer::net::detail

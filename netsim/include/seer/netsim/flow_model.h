@@ -29,6 +29,10 @@ struct FlowModelOptions {
   // stay within a few t of max-min (README.md, "Tolerance"); collectives whose flows start and end
   // together are not affected, their changes are large.
   double tolerance = 0;
+  // Keeps links that cannot bind off the solver (a link whose every flow also crosses a link of
+  // no larger capacity, such as a GPU's PCIe link into its rail NIC). The rates are the same;
+  // false solves every link, for comparison.
+  bool shadow_links = true;
 };
 
 // Flow-level network model. A started flow first waits its path latency without using bandwidth;
