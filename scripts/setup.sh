@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config python3 python3-venv
   protobuf-compiler libprotobuf-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libunwind-dev clang-format
+  libgtest-dev libgmock-dev libbenchmark-dev libunwind-dev libzstd-dev clang-format
   openmpi-bin libopenmpi-dev
   clang libclang-rt-dev
   libssl-dev libns3-dev libgsl-dev

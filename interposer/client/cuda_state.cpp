@@ -1,5 +1,9 @@
 #include "cuda_state.h"
 
+#include <cstdio>
+
+#include "ops.h"
+
 namespace seer::client {
 namespace {
 
@@ -158,10 +162,11 @@ bool CudaState::destroy_event(const void* handle) {
 }
 
 void CudaState::register_function(const void* host_fun, const char* device_name,
-                                  const wire::TritonKernel* triton) {
+                                  const wire::TritonKernel* triton, const void* image) {
   std::lock_guard<std::mutex> lock(mu_);
   function_names_[host_fun] = device_name;
   if (triton) triton_kernels_[host_fun] = triton;
+  if (image) function_images_[host_fun] = image;
 }
 
 const char* CudaState::function_name(const void* host_fun) {
@@ -170,7 +175,39 @@ const char* CudaState::function_name(const void* host_fun) {
   return it != function_names_.end() ? it->second : nullptr;
 }
 
-const ArgSpec* CudaState::arg_spec(const void* host_fun) {
+const KernelInfo* CudaState::kernel_info_locked(const void* host_fun, int device) {
+  auto image = function_images_.find(host_fun);
+  auto name = function_names_.find(host_fun);
+  if (image == function_images_.end() || name == function_names_.end()) return nullptr;
+  std::unique_ptr<ImageInfo>& info = images_[image->second];
+  if (!info) {
+    info = std::make_unique<ImageInfo>();
+    const int sm = ops::valid_device(device)
+                       ? ops::gpu(device).cc_major() * 10 + ops::gpu(device).cc_minor()
+                       : 0;
+    parse_kernel_image(image->second, 0, sm, *info);
+  }
+  return info->kernel(name->second);
+}
+
+const KernelInfo* CudaState::kernel_info(const void* host_fun, int device) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return kernel_info_locked(host_fun, device);
+}
+
+const ArgSpec* CudaState::checked_spec_locked(const void* host_fun, const char* name, int device) {
+  const ArgSpec* spec = arg_spec_for_name(name);
+  if (!spec) return nullptr;
+  const KernelInfo* kernel = kernel_info_locked(host_fun, device);
+  if (!kernel || arg_spec_fits(*spec, kernel->params)) return spec;
+  std::fprintf(stderr,
+               "seer: %s: its parameters are not where Seer's kernel-family model reads its "
+               "sizes (another PyTorch version?); it is timed with the generic model\n",
+               name);
+  return nullptr;
+}
+
+const ArgSpec* CudaState::arg_spec(const void* host_fun, int device) {
   thread_local const void* last_fun = nullptr;
   thread_local const ArgSpec* last_spec = nullptr;
   if (host_fun == last_fun) return last_spec;
@@ -182,7 +219,8 @@ const ArgSpec* CudaState::arg_spec(const void* host_fun) {
       spec = it->second;
     } else {
       auto n = function_names_.find(host_fun);
-      spec = n != function_names_.end() ? arg_spec_for_name(n->second) : nullptr;
+      spec =
+          n != function_names_.end() ? checked_spec_locked(host_fun, n->second, device) : nullptr;
       arg_specs_.emplace(host_fun, spec);
     }
   }

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,17 +70,22 @@ class CudaState {
            (device >= 0 && (active_devices_.load(std::memory_order_relaxed) >> device & 1));
   }
 
-  // Kernel registration: host stub (or driver function handle) -> device (mangled) name, and
-  // the Triton model's description of the kernel when it has one (lives for the process).
+  // Kernel registration: host stub (or driver function handle) -> device (mangled) name, the
+  // Triton model's description of the kernel when it has one (lives for the process), and the
+  // image (fat binary) holding its code, whose parameter layout is read when it is first needed.
   void register_function(const void* host_fun, const char* device_name,
-                         const wire::TritonKernel* triton = nullptr);
+                         const wire::TritonKernel* triton = nullptr, const void* image = nullptr);
   // The registered name, or nullptr.
   const char* function_name(const void* host_fun);
   // Returns the function id; registers its name with the session on first use.
   uint64_t kernel_id(ThreadState& ts, const void* host_fun);
   // The launch arguments a kernel-family model reads for this kernel (kernel_args.h), or
-  // nullptr. Decided once per kernel from its name.
-  const ArgSpec* arg_spec(const void* host_fun);
+  // nullptr. Decided once per kernel, at its first launch (on `device`), from its name, and
+  // checked against the parameter layout in its image: a spec that does not fit is dropped.
+  const ArgSpec* arg_spec(const void* host_fun, int device);
+  // What the kernel's image says of it (registers, shared memory, parameters), read from the
+  // image the first time it is asked for; nullptr when unknown.
+  const KernelInfo* kernel_info(const void* host_fun, int device);
 
  private:
   static uint64_t new_stream_id(ThreadState& ts);
@@ -87,6 +93,9 @@ class CudaState {
   StreamObj* legacy_stream_locked(ThreadState& ts, int device);
   StreamObj* per_thread_stream(ThreadState& ts, int device);
   void announce(ThreadState& ts, StreamObj* s);
+  // Called with mu_ held.
+  const KernelInfo* kernel_info_locked(const void* host_fun, int device);
+  const ArgSpec* checked_spec_locked(const void* host_fun, const char* name, int device);
 
   std::mutex mu_;
   std::unordered_set<const void*> live_streams_;
@@ -96,6 +105,8 @@ class CudaState {
   std::unordered_map<const void*, const char*> function_names_;
   std::unordered_map<const void*, const wire::TritonKernel*> triton_kernels_;
   std::unordered_map<const void*, const ArgSpec*> arg_specs_;
+  std::unordered_map<const void*, const void*> function_images_;
+  std::unordered_map<const void*, std::unique_ptr<ImageInfo>> images_;  // parsed on first need
   std::unordered_map<const void*, uint64_t> announced_functions_;
   std::atomic<uint64_t> active_devices_{0};
   uint64_t next_event_id_ = 1;

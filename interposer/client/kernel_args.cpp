@@ -60,6 +60,10 @@ constexpr ArgSpec kMemEffForward = spec({{0, 96, 4}, {0, 104, 4}, {0, 108, 4}, {
 constexpr ArgSpec kMemEffBackward = spec({{0, 144, 4}, {0, 152, 4}, {0, 156, 4}, {0, 168, 1}});
 // CatArrayBatchedCopy*(out, inputs, TensorSizeStride<unsigned, 4> os, ...): os.tensorSize[0..4).
 constexpr ArgSpec kCatSizes = spec({{2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 4}});
+// reduce_kernel's ReduceConfig is searched for in the first bytes of its by-value ReduceOp.
+constexpr int kReduceConfigLastOffset = 64;
+constexpr uint32_t kReduceConfigScanBytes = kReduceConfigLastOffset + 14 * sizeof(int32_t);
+
 constexpr ArgSpec reduce_config_spec() {
   ArgSpec s;
   s.reduce_config = true;
@@ -137,7 +141,7 @@ const ArgSpec* other_spec(const char* mangled) {
 int read_reduce_config(void** args, uint64_t* out) {
   const auto* p = static_cast<const unsigned char*>(args[0]);
   if (!p) return 0;
-  for (int offset = 0; offset <= 64; offset += 4) {
+  for (int offset = 0; offset <= kReduceConfigLastOffset; offset += 4) {
     int32_t c[14];
     std::memcpy(c, p + offset, sizeof c);
     const bool element_size = c[0] == 1 || c[0] == 2 || c[0] == 4 || c[0] == 8 || c[0] == 16;
@@ -174,6 +178,19 @@ const ArgSpec* arg_spec_for_name(const char* mangled) {
     if (aten && std::strstr(mangled, pattern)) return &kFirstInt;
   }
   return nullptr;
+}
+
+bool arg_spec_fits(const ArgSpec& spec, const std::vector<ParamInfo>& params) {
+  if (params.empty()) return true;
+  if (spec.reduce_config) return params[0].size >= kReduceConfigScanBytes;
+  for (int i = 0; i < spec.n; ++i) {
+    const ArgField& f = spec.fields[i];
+    if (f.param >= params.size()) return false;
+    const uint32_t size = params[f.param].size;
+    const bool scalar = f.offset == 0 && size <= 8;
+    if (scalar ? size != f.bytes : uint32_t{f.offset} + f.bytes > size) return false;
+  }
+  return true;
 }
 
 int read_launch_args(const ArgSpec& spec, void** args, uint64_t* out) {

@@ -5,6 +5,9 @@
 // those (at most PodRecord::kMaxSizes values); every other argument stays in the process.
 
 #include <cstdint>
+#include <vector>
+
+#include "kernel_image.h"
 
 namespace seer::client {
 
@@ -24,6 +27,12 @@ struct ArgSpec {
 
 // The fields to read for a kernel, or nullptr when no model needs its arguments.
 const ArgSpec* arg_spec_for_name(const char* mangled);
+
+// Whether the kernel's parameter layout (from its image, by ordinal) has every field where the
+// spec reads it: a scalar read at offset 0 of a parameter of at most 8 bytes must have that
+// parameter's exact size (an int that became a long is a changed signature), a field of a larger
+// parameter (a struct by value) must lie inside it. An empty layout (unknown) fits.
+bool arg_spec_fits(const ArgSpec& spec, const std::vector<ParamInfo>& params);
 
 // Reads the fields from a <<<>>>/cudaLaunchKernel args array; returns how many were read (0 when
 // `args` is null). Negative values read as 0.

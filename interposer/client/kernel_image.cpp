@@ -2,15 +2,22 @@
 // Layouts (checked against nvcc 13.0 output): ELF64 cubin with one .text.<kernel> section and
 // a FUNC symbol per kernel (st_other 0x10 marks entries); per-kernel facts are EIATTR records in
 // .nv.info (REGCOUNT 0x2f, FRAME_SIZE 0x11 keyed by symbol index) and .nv.info.<kernel>
-// (MAX_THREADS 0x05); __shared__ bytes are the size of .nv.shared.<kernel>.
+// (MAX_THREADS 0x05, PARAM_CBANK 0x0a, KPARAM_INFO 0x17: u32 index, u16 ordinal, u16 offset,
+// u32 whose bits 18-31 are the size); __shared__ bytes are the size of .nv.shared.<kernel>.
+// Fat binary entries compressed with zstd (flag 0x8000; nvcc -compress-mode=size, PyTorch's
+// wheels) are decompressed; other compressed entries (flag 0x2000) are skipped.
 
 #include "kernel_image.h"
 
 #include <elf.h>
+#include <zstd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <utility>
 
 namespace seer::client {
 namespace {
@@ -22,6 +29,11 @@ constexpr uint8_t kEiattrFrameSize = 0x11;
 constexpr uint8_t kEiattrRegCount = 0x2f;
 constexpr uint8_t kEiattrMaxThreads = 0x05;
 constexpr uint8_t kEiattrParamCbank = 0x0a;
+constexpr uint8_t kEiattrKparamInfo = 0x17;
+constexpr uint64_t kFatbinZstd = 0x8000;
+constexpr uint64_t kFatbinCompressed = 0x2000;
+// A decompressed entry larger than this is not parsed (PyTorch 2.15's largest is 43 MB).
+constexpr uint64_t kMaxDecompressedBytes = uint64_t{512} << 20;
 
 template <typename T>
 bool read_at(const uint8_t* base, size_t size, uint64_t offset, T& out) {
@@ -80,7 +92,9 @@ bool parse_cubin(const uint8_t* d, size_t size, ImageInfo& out) {
     if (!read_at(d, size, eh.e_shoff + i * sizeof(Elf64_Shdr), sections[i])) return false;
   }
   auto string_at = [&](const Elf64_Shdr& table, uint32_t offset) -> std::string {
-    if (table.sh_offset > size || offset >= table.sh_size) return {};
+    if (table.sh_offset > size || offset >= table.sh_size || offset >= size - table.sh_offset) {
+      return {};
+    }
     const char* s = reinterpret_cast<const char*>(d + table.sh_offset + offset);
     const size_t limit =
         std::min<uint64_t>(table.sh_size - offset, size - table.sh_offset - offset);
@@ -125,8 +139,11 @@ bool parse_cubin(const uint8_t* d, size_t size, ImageInfo& out) {
       const int type = ELF64_ST_TYPE(sym.st_info);
       const std::string name = string_at(strings, sym.st_name);
       if (name.empty()) continue;
-      if (type == STT_FUNC && ELF64_ST_BIND(sym.st_info) != STB_LOCAL &&
-          (!any_entry || (sym.st_other & kStoCudaEntry))) {
+      // Entries are marked (kernels in an anonymous namespace are local symbols but entries);
+      // in images without marks, global functions stand for the kernels.
+      const bool kernel = any_entry ? (sym.st_other & kStoCudaEntry) != 0
+                                    : ELF64_ST_BIND(sym.st_info) != STB_LOCAL;
+      if (type == STT_FUNC && kernel) {
         KernelInfo k;
         k.name = name;
         auto sh = shared_of.find(name);
@@ -167,6 +184,12 @@ bool parse_cubin(const uint8_t* d, size_t size, ImageInfo& out) {
           info.max_threads = static_cast<int>(u32_at(v) * u32_at(v + 4) * u32_at(v + 8));
         } else if (attr == kEiattrParamCbank && len == 8) {
           info.const_param_bytes = static_cast<int>(u32_at(v + 4) >> 16);
+        } else if (attr == kEiattrKparamInfo && len == 12) {
+          uint16_t ordinal = 0, offset = 0;
+          std::memcpy(&ordinal, v + 4, 2);
+          std::memcpy(&offset, v + 6, 2);
+          if (ordinal >= info.params.size()) info.params.resize(ordinal + 1u);
+          info.params[ordinal] = ParamInfo{offset, u32_at(v + 8) >> 18};
         }
       });
     }
@@ -202,7 +225,48 @@ bool parse_ptx(const char* text, size_t size, ImageInfo& out) {
 
 // The bytes of a fat binary: its header, then entries {u16 kind (1 PTX, 2 ELF), u16 version,
 // u32 header size, u64 payload size, u32 compressed size, ..., u32 sm at 28, u64 flags at 40,
-// u64 uncompressed size at 56}. Compressed payloads (flags 0x2000 or 0x8000) are skipped.
+// u64 uncompressed size at 56}.
+struct FatbinEntry {
+  uint16_t kind;
+  uint16_t version;
+  uint32_t header_size;
+  uint64_t payload_size;
+  uint32_t compressed_size;
+  uint32_t unknown;
+  uint16_t minor;
+  uint16_t major;
+  uint32_t sm;
+  uint32_t name_offset;
+  uint32_t name_size;
+  uint64_t flags;
+  uint64_t reserved;
+  uint64_t uncompressed_size;
+};
+
+// An entry's bytes, decompressed into `storage` when zstd-compressed. Empty when they cannot be
+// had (another compression, a corrupt stream, a size past the limit or not the frame's own).
+std::pair<const uint8_t*, size_t> entry_bytes(const uint8_t* payload, const FatbinEntry& e,
+                                              std::unique_ptr<uint8_t[]>& storage) {
+  const bool compressed = (e.flags & (kFatbinZstd | kFatbinCompressed)) != 0;
+  if (!compressed) return {payload, e.payload_size};
+  if (!(e.flags & kFatbinZstd) || e.uncompressed_size == 0 ||
+      e.uncompressed_size > kMaxDecompressedBytes) {
+    return {nullptr, 0};
+  }
+  const uint64_t in = e.compressed_size != 0 && e.compressed_size <= e.payload_size
+                          ? e.compressed_size
+                          : e.payload_size;
+  const unsigned long long declared = ZSTD_getFrameContentSize(payload, in);
+  if (declared == ZSTD_CONTENTSIZE_ERROR ||
+      (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != e.uncompressed_size)) {
+    return {nullptr, 0};
+  }
+  storage.reset(new uint8_t[e.uncompressed_size]);
+  const size_t n = ZSTD_decompress(storage.get(), e.uncompressed_size, payload, in);
+  if (ZSTD_isError(n)) return {nullptr, 0};
+  return {storage.get(), n};
+}
+
 bool parse_fatbin(const uint8_t* d, size_t size, int target_sm, ImageInfo& out) {
   struct Header {
     uint32_t magic;
@@ -214,54 +278,44 @@ bool parse_fatbin(const uint8_t* d, size_t size, int target_sm, ImageInfo& out) 
   const uint64_t total = h.header_size + h.fat_size;
   if (size == 0) size = total;
   size = std::min<uint64_t>(size, total);
-  struct Entry {
-    uint16_t kind;
-    uint16_t version;
-    uint32_t header_size;
-    uint64_t payload_size;
-    uint32_t compressed_size;
-    uint32_t unknown;
-    uint16_t minor;
-    uint16_t major;
-    uint32_t sm;
-    uint32_t name_offset;
-    uint32_t name_size;
-    uint64_t flags;
+  auto readable = [](const FatbinEntry& e) {
+    return !(e.flags & kFatbinCompressed) || (e.flags & kFatbinZstd);
   };
-  const uint8_t* best = nullptr;
-  size_t best_size = 0;
+  uint64_t best = 0, ptx = 0;  // entry offsets; 0: none
+  FatbinEntry best_entry{}, ptx_entry{};
   int best_sm = -1;
-  const uint8_t* ptx = nullptr;
-  size_t ptx_size = 0;
   for (uint64_t off = h.header_size; off < size;) {
-    Entry e;
-    if (!read_at(d, size, off, e) || e.header_size < sizeof(Entry)) break;
+    FatbinEntry e;
+    if (!read_at(d, size, off, e) || e.header_size < offsetof(FatbinEntry, reserved)) break;
+    if (e.header_size < sizeof(FatbinEntry)) e.uncompressed_size = 0;
     const uint64_t payload = off + e.header_size;
     if (payload > size || e.payload_size > size - payload) break;
-    const bool compressed = (e.flags & 0xA000) != 0 || e.compressed_size != 0;
-    if (compressed) {
+    if (!readable(e)) {
       out.skipped_compressed = true;
     } else if (e.kind == 2) {
       const int sm = static_cast<int>(e.sm);
       const bool fits = target_sm <= 0 || sm <= target_sm;
       if (fits && sm > best_sm) {
-        best = d + payload;
-        best_size = e.payload_size;
+        best = payload;
+        best_entry = e;
         best_sm = sm;
       }
     } else if (e.kind == 1 && !ptx) {
-      ptx = d + payload;
-      ptx_size = e.payload_size;
+      ptx = payload;
+      ptx_entry = e;
     }
     off = payload + e.payload_size;
   }
   bool ok = false;
+  std::unique_ptr<uint8_t[]> storage;
   if (best) {
-    ok = parse_cubin(best, best_size, out);
+    const auto [bytes, n] = entry_bytes(d + best, best_entry, storage);
+    ok = bytes && parse_cubin(bytes, n, out);
     if (ok) out.sm = best_sm;
   } else if (ptx) {
-    ok = parse_ptx(reinterpret_cast<const char*>(ptx),
-                   strnlen(reinterpret_cast<const char*>(ptx), ptx_size), out);
+    const auto [bytes, n] = entry_bytes(d + ptx, ptx_entry, storage);
+    ok = bytes && parse_ptx(reinterpret_cast<const char*>(bytes),
+                            strnlen(reinterpret_cast<const char*>(bytes), n), out);
   }
   out.format = ImageInfo::Format::kFatbin;
   return ok || out.skipped_compressed;
@@ -287,6 +341,7 @@ bool parse_kernel_image(const void* data, size_t size, int target_sm, ImageInfo&
   out = ImageInfo{};
   if (!data) return false;
   const auto* d = static_cast<const uint8_t*>(data);
+  if (size != 0 && size < 4) return false;
   uint32_t magic = 0;
   std::memcpy(&magic, d, 4);
   if (magic == kFatbinWrapperMagic) {  // {magic, version, const void* fatbin, filename}

@@ -52,6 +52,9 @@ cudaError_t launch(ThreadState& ts, const void* func, const LaunchDims& d, const
                    bool per_thread, const LaunchSizes* sizes = nullptr);
 // Blocks per SM the target GPU runs for a block size and dynamic shared memory.
 int blocks_per_sm(int device, int block_size, size_t shmem, int registers_per_thread);
+// The largest block a kernel can run: its __launch_bounds__, else what its registers allow
+// (`default_registers` when its image does not say).
+int max_threads_per_block(int device, const KernelInfo& kernel, int default_registers);
 
 // ---- Devices (ops_device.cpp) ----
 void fill_properties(cudaDeviceProp* p, int device);

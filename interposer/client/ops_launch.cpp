@@ -66,4 +66,12 @@ int blocks_per_sm(int device, int block_size, size_t shmem, int registers_per_th
   return std::max(n, 0);
 }
 
+int max_threads_per_block(int device, const KernelInfo& kernel, int default_registers) {
+  if (kernel.max_threads > 0) return kernel.max_threads;
+  const int registers = kernel.registers > 0 ? kernel.registers : default_registers;
+  const int regs_per_warp = (registers * 32 + 255) / 256 * 256;
+  const int warps = gpu(device).regs_per_sm() / std::max(1, regs_per_warp);
+  return std::clamp(warps * 32, 32, 1024);
+}
+
 }  // namespace seer::client::ops

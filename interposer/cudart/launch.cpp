@@ -1,11 +1,15 @@
 // Kernel registration and launch: how a <<<>>> launch becomes a timed op on a stream.
 
+#include <algorithm>
 #include <cstring>
 
 #include "api.h"
 
 namespace seer::cudart {
 namespace {
+
+// Registers per thread assumed for a kernel whose image does not say.
+constexpr int kDefaultRegisters = 32;
 
 struct CallConfig {
   dim3 grid;
@@ -24,7 +28,7 @@ cudaError_t launch(const void* func, dim3 grid, dim3 block, size_t shmem, const 
   const client::ops::LaunchDims d{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shmem};
   client::ops::LaunchSizes sizes;
   if (args && func) {
-    if (const client::ArgSpec* spec = CudaState::instance().arg_spec(func)) {
+    if (const client::ArgSpec* spec = CudaState::instance().arg_spec(func, call.ts().device)) {
       sizes.n = client::read_launch_args(*spec, args, sizes.values);
     }
   }
@@ -36,20 +40,20 @@ cudaError_t launch(const void* func, dim3 grid, dim3 block, size_t shmem, const 
 
 using namespace seer::cudart;
 
+// The handle holds the fat binary, so that a kernel registered with it can find its code.
 SEER_CUDA_API void** __cudaRegisterFatBinary(void* fat_cubin) {
-  static void* handle_storage[1];
-  (void)fat_cubin;
-  return handle_storage;
+  return new void* [1] { fat_cubin };
 }
 
 SEER_CUDA_API void __cudaRegisterFatBinaryEnd(void** /*handle*/) {}
 SEER_CUDA_API void __cudaUnregisterFatBinary(void** /*handle*/) {}
 
-SEER_CUDA_API void __cudaRegisterFunction(void** /*handle*/, const char* host_fun, char* device_fun,
+SEER_CUDA_API void __cudaRegisterFunction(void** handle, const char* host_fun, char* device_fun,
                                           const char* device_name, int /*thread_limit*/,
                                           uint3* /*tid*/, uint3* /*bid*/, dim3* /*bdim*/,
                                           dim3* /*gdim*/, int* /*wsize*/) {
-  CudaState::instance().register_function(host_fun, device_fun ? device_fun : device_name);
+  CudaState::instance().register_function(host_fun, device_fun ? device_fun : device_name, nullptr,
+                                          handle ? *handle : nullptr);
 }
 
 SEER_CUDA_API char __cudaInitModule(void** /*handle*/) { return 1; }
@@ -130,9 +134,17 @@ SEER_CUDA_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const 
   if (!attr) return fail(call.ts(), cudaErrorInvalidValue);
   if (!func) return fail(call.ts(), cudaErrorInvalidDeviceFunction);
   std::memset(attr, 0, sizeof *attr);
-  const auto& g = gpu(call.ts().device);
+  const int device = call.ts().device;
+  const auto& g = gpu(device);
   attr->maxThreadsPerBlock = 1024;
-  attr->numRegs = 32;
+  attr->numRegs = kDefaultRegisters;
+  if (const seer::client::KernelInfo* k = CudaState::instance().kernel_info(func, device)) {
+    attr->maxThreadsPerBlock =
+        seer::client::ops::max_threads_per_block(device, *k, kDefaultRegisters);
+    if (k->registers > 0) attr->numRegs = k->registers;
+    attr->localSizeBytes = static_cast<size_t>(std::max(k->local_bytes, 0));
+    attr->sharedSizeBytes = static_cast<size_t>(std::max(k->static_shared, 0));
+  }
   attr->ptxVersion = g.cc_major() * 10 + g.cc_minor();
   attr->binaryVersion = attr->ptxVersion;
   attr->maxDynamicSharedSizeBytes = 48 * 1024;
@@ -156,10 +168,12 @@ SEER_CUDA_API cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache
   return func ? cudaSuccess : fail(call.ts(), cudaErrorInvalidDeviceFunction);
 }
 
-// Occupancy answered from the target GPU: limited by threads, blocks and shared memory per SM
-// (registers are not known for a host stub).
-static int blocks_per_sm(int device, int block_size, size_t shmem) {
-  return seer::client::ops::blocks_per_sm(device, block_size, shmem, 0);
+// Occupancy answered from the target GPU: limited by threads, blocks, shared memory (dynamic
+// and the kernel's static) and registers per SM, the kernel's as its image says when it does.
+static int blocks_per_sm(const void* func, int device, int block_size, size_t shmem) {
+  const seer::client::KernelInfo* k = CudaState::instance().kernel_info(func, device);
+  if (k && k->static_shared > 0) shmem += static_cast<size_t>(k->static_shared);
+  return seer::client::ops::blocks_per_sm(device, block_size, shmem, k ? k->registers : 0);
 }
 
 SEER_CUDA_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks,
@@ -171,7 +185,7 @@ SEER_CUDA_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num
     return fail(call.ts(), cudaErrorInvalidValue);
   }
   if (!func) return fail(call.ts(), cudaErrorInvalidDeviceFunction);
-  *num_blocks = blocks_per_sm(call.ts().device, block_size, shmem);
+  *num_blocks = blocks_per_sm(func, call.ts().device, block_size, shmem);
   return cudaSuccess;
 }
 

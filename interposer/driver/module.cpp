@@ -36,12 +36,8 @@ int registers(const FunctionObj* f) {
 
 int static_shared(const FunctionObj* f) { return std::max(f->info.static_shared, 0); }
 
-// The largest block the kernel can run: its __launch_bounds__, else what its registers allow.
 int max_threads(const FunctionObj* f, int device) {
-  if (f->info.max_threads > 0) return f->info.max_threads;
-  const int regs_per_warp = (registers(f) * 32 + 255) / 256 * 256;
-  const int warps = ops::gpu(device).regs_per_sm() / std::max(1, regs_per_warp);
-  return std::clamp(warps * 32, 32, 1024);
+  return ops::max_threads_per_block(device, f->info, kDefaultRegisters);
 }
 
 CUresult function_attribute(int* value, CUfunction_attribute attr, const FunctionObj* f,

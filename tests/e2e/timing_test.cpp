@@ -395,5 +395,31 @@ TEST(PythonCtypes, PerfCounterAroundABlockingCopy) {
   expect_plausible_date(o, "time_time_s");
 }
 
+// programs/layouts.cu: two overloads of PyTorch's vectorized elementwise kernel, N as an int (as
+// PyTorch declares it) and as a long. The family model reads N for the first, so its time grows
+// with N at the same grid; the image says the second's parameter 0 is 8 bytes, so Seer does not
+// read 4 of them as N: it says so once and times it with the generic model, from the grid alone.
+TEST(KernelArguments, ReadOnlyWhereTheImageSaysTheParameterIs) {
+  TempDir dir;
+  const Outcome o = seer_run("dgx-h100", dir.file("out"), {program("layouts")});
+  ASSERT_EQ(o.exit_code, 0) << o.describe();
+  EXPECT_GT(o.number("int_4n_ms"), 3 * o.number("int_n_ms"));
+  EXPECT_EQ(o.text("long_4n_ms"), o.text("long_n_ms"));
+  EXPECT_LT(o.number("long_n_ms"), o.number("int_4n_ms"));
+  const std::string warning = "its parameters are not where Seer's kernel-family model reads";
+  const std::size_t at = o.err.find(warning);
+  ASSERT_NE(at, std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find(warning, at + 1), std::string::npos) << "only the long overload: " << o.err;
+  EXPECT_NE(o.err.find("vectorized_elementwise_kernel"), std::string::npos);
+  // From the image: __launch_bounds__(256) and 40 KiB of __shared__ (nvcc's sm_90 section also
+  // holds the 1 KiB it reserves per block); an H100 SM holds 228 KiB of shared memory (233,472
+  // bytes), so 5 such blocks. Without the image: 1024 threads, 0 bytes, 8 blocks.
+  EXPECT_EQ(o.integer("tiled_max_threads"), 256);
+  EXPECT_GE(o.integer("tiled_shared_bytes"), 40960);
+  EXPECT_LE(o.integer("tiled_shared_bytes"), 40960 + 1024);
+  EXPECT_GT(o.integer("tiled_registers"), 0);
+  EXPECT_EQ(o.integer("tiled_blocks_per_sm"), 233472 / 40960);
+}
+
 }  // namespace
 }  // namespace seer::e2e

@@ -95,12 +95,46 @@ TEST(KernelImage, FatbinBehindTheRegistrationWrapper) {
   EXPECT_EQ(info.kernels.size(), 3u);
 }
 
-TEST(KernelImage, CompressedFatbinIsSkippedGracefully) {
+// nvcc -Xfatbin -compress-all (zstd, as in PyTorch's wheels): the entry is decompressed.
+TEST(KernelImage, CompressedFatbinIsDecompressed) {
   const std::vector<char> image = read("kernels.compressed.fatbin");
   ImageInfo info;
-  EXPECT_TRUE(parse_kernel_image(image.data(), image.size(), 90, info));
-  EXPECT_TRUE(info.skipped_compressed);
+  ASSERT_TRUE(parse_kernel_image(image.data(), image.size(), 90, info));
+  EXPECT_FALSE(info.skipped_compressed);
+  EXPECT_EQ(info.sm, 90);
+  ASSERT_EQ(info.kernels.size(), 3u);
+  ASSERT_NE(info.kernel(kReverse), nullptr);
+  EXPECT_EQ(info.kernel(kReverse)->max_threads, 256);
+  ASSERT_EQ(info.kernel("add_one")->params.size(), 2u);
+}
+
+// A corrupt zstd stream leaves the image without kernels, never a crash.
+TEST(KernelImage, CorruptCompressedEntryYieldsNoKernels) {
+  std::vector<char> image = read("kernels.compressed.fatbin");
+  ASSERT_GT(image.size(), 200u);
+  for (std::size_t i = 16 + 64 + 8; i < 16 + 64 + 40; ++i) image[i] = static_cast<char>(0x5a);
+  ImageInfo info;
+  parse_kernel_image(image.data(), image.size(), 90, info);
   EXPECT_TRUE(info.kernels.empty());
+}
+
+// Parameter layouts (EIATTR_KPARAM_INFO): add_one(float*, int), reverse_scaled(float*, float),
+// spills(double*).
+TEST(KernelImage, CubinParameterLayouts) {
+  const std::vector<char> image = read("kernels.sm90.cubin");
+  ImageInfo info;
+  ASSERT_TRUE(parse_kernel_image(image.data(), image.size(), 90, info));
+  const KernelInfo* add = info.kernel("add_one");
+  ASSERT_NE(add, nullptr);
+  ASSERT_EQ(add->params.size(), 2u);
+  EXPECT_EQ(add->params[0].offset, 0u);
+  EXPECT_EQ(add->params[0].size, 8u);
+  EXPECT_EQ(add->params[1].offset, 8u);
+  EXPECT_EQ(add->params[1].size, 4u);
+  ASSERT_EQ(info.kernel(kReverse)->params.size(), 2u);
+  EXPECT_EQ(info.kernel(kReverse)->params[1].size, 4u);
+  ASSERT_EQ(info.kernel(kSpills)->params.size(), 1u);
+  EXPECT_EQ(info.kernel(kSpills)->params[0].size, 8u);
 }
 
 TEST(KernelImage, PtxEntries) {

@@ -196,3 +196,46 @@ TEST(KernelArgs, ChosenFromTheMangledNameAndReadFromTheArgsArray) {
 
 }  // namespace
 }  // namespace seer::sim
+
+namespace seer::sim {
+namespace {
+
+// A spec fits a kernel's parameter layout (from its image) only where it reads real parameters:
+// the elementwise count N must be a 4-byte int, a by-value struct must hold the fields read, and
+// an unknown layout is taken on trust.
+TEST(KernelArgs, SpecsAreCheckedAgainstTheParameterLayout) {
+  using client::ParamInfo;
+  const client::ArgSpec* elementwise = client::arg_spec_for_name(
+      "_ZN2at6native29vectorized_elementwise_kernelILi8ENS0_15CUDAFunctor_addIN3c108BFloat16EEESt5"
+      "arrayIPcLm3EELb0EEEviT0_T1_");
+  ASSERT_NE(elementwise, nullptr);
+  EXPECT_TRUE(client::arg_spec_fits(*elementwise, {}));
+  EXPECT_TRUE(client::arg_spec_fits(*elementwise, {{0, 4}, {4, 1}, {8, 24}}));
+  EXPECT_FALSE(client::arg_spec_fits(*elementwise, {{0, 8}, {8, 1}, {16, 24}}));  // a long N
+
+  const client::ArgSpec* flash = client::arg_spec_for_name(
+      "_ZN13pytorch_flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi128ELi128ELi64ELi4ELb0ELb0"
+      "EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi128ELi64ELi4ES3_EELb0ELb1ELb0ELb0ELb1E"
+      "Lb1ELb0ELb0EEEvNS_16Flash_fwd_paramsE");
+  ASSERT_NE(flash, nullptr);
+  EXPECT_TRUE(client::arg_spec_fits(*flash, {{0, 472}}));
+  EXPECT_FALSE(client::arg_spec_fits(*flash, {{0, 160}}));  // seqlen_k at 184 lies past it
+
+  const client::ArgSpec* reduce = client::arg_spec_for_name(
+      "_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIbNS0_14func_wrapper_tImZNS0_15xor_sum_"
+      "functorIbvEclERNS_14TensorIteratorEEUlbbE_EEjmLi4ELi4EEEEEvT1_");
+  ASSERT_NE(reduce, nullptr);
+  EXPECT_TRUE(client::arg_spec_fits(*reduce, {{0, 584}}));
+  EXPECT_FALSE(client::arg_spec_fits(*reduce, {{0, 96}}));  // shorter than the config search
+
+  const client::ArgSpec* softmax = client::arg_spec_for_name(
+      "_ZN12_GLOBAL__N_120softmax_warp_forwardIN3c108BFloat16ES2_fLi10ELb0ELb0EEEvPT0_PKT_"
+      "iiiPKbib");
+  ASSERT_NE(softmax, nullptr);
+  const std::vector<ParamInfo> full = {{0, 8}, {8, 8}, {16, 4}, {20, 4}, {24, 4}};
+  EXPECT_TRUE(client::arg_spec_fits(*softmax, full));
+  EXPECT_FALSE(client::arg_spec_fits(*softmax, {{0, 8}, {8, 8}, {16, 4}}));  // no element_count
+}
+
+}  // namespace
+}  // namespace seer::sim
