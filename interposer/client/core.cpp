@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "device_memory.h"
@@ -592,14 +593,29 @@ wire::Answer Core::wait_answer(uint64_t id) {
   }
 }
 
+// Reads at least one message, then dispatches every message already received: the session writes
+// what it has for a rank at once (a collective's results, one per part), and nothing may stay
+// buffered once read_mu_ is released, since readers only wait for the socket.
 void Core::read_one_message() {
-  std::string payload;
-  wire::SessionMessage m;
-  if (!read_frame(fd_, payload) || !m.ParseFromString(payload)) {
-    if (shut_down()) return;
-    die("lost the connection to the session (did `seer run` stop?)");
+  bool corrupt = false;
+  std::optional<std::string> frame = reader_.next(corrupt);
+  while (!frame && !corrupt) {
+    char buf[65536];
+    const ssize_t n = ::read(fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    reader_.append(buf, static_cast<size_t>(n));
+    frame = reader_.next(corrupt);
   }
-  dispatch(m);
+  while (frame) {
+    wire::SessionMessage m;
+    if (!m.ParseFromString(*frame)) break;
+    dispatch(m);
+    frame = reader_.next(corrupt);
+    if (!frame && !corrupt) return;
+  }
+  if (shut_down()) return;
+  die("lost the connection to the session (did `seer run` stop?)");
 }
 
 void Core::dispatch(const wire::SessionMessage& m) {
@@ -613,6 +629,7 @@ void Core::dispatch(const wire::SessionMessage& m) {
   }
   if (!m.has_answer()) return;
   const wire::Answer& a = m.answer();
+  bool waited = false;
   {
     // The answered thread counts as running again from the moment its answer is read, so the
     // promise sent with the next batch accounts for it. Lock order: batch_mu_, then answer_mu_.
@@ -620,7 +637,8 @@ void Core::dispatch(const wire::SessionMessage& m) {
     ++answers_received_;
     wake_flusher_locked();  // the session waits for the acknowledgement
     auto it = waiting_.find(a.id());
-    if (it != waiting_.end()) {
+    waited = it != waiting_.end();
+    if (waited) {
       ThreadState* ts = it->second;
       if (a.t() > ts->clock.load(std::memory_order_relaxed)) {
         ts->clock.store(a.t(), std::memory_order_relaxed);
@@ -631,7 +649,9 @@ void Core::dispatch(const wire::SessionMessage& m) {
     std::lock_guard<std::mutex> answers(answer_mu_);
     answers_[a.id()] = a;
   }
-  answer_cv_.notify_all();
+  // Only a thread in waiting_ sleeps on an answer; a collective's result, sent unasked, wakes
+  // nobody (there is one per part, and a woken thread would only sleep again).
+  if (waited) answer_cv_.notify_all();
 }
 
 int64_t Core::clock_read_ns(clockid_t clock) {

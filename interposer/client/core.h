@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pod_record.h"
+#include "proto/frame.h"
 #include "thread_state.h"
 #include "wait_table.h"
 #include "wire.pb.h"
@@ -155,6 +156,7 @@ class Core {
 
   // Answers: one waiting thread at a time reads the socket and hands answers to the others.
   std::mutex read_mu_;
+  wire::FrameReader reader_;  // under read_mu_
   std::mutex answer_mu_;
   std::condition_variable answer_cv_;
   std::unordered_map<uint64_t, wire::Answer> answers_;

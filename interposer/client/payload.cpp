@@ -36,6 +36,35 @@ void fill_pattern(void* dst, T value, uint64_t count) {
   for (uint64_t i = 0; i < count; ++i) std::memcpy(p + i * sizeof(T), &value, sizeof(T));
 }
 
+bool all_zero(const void* p, uint64_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  uint64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    uint64_t w[8];
+    std::memcpy(w, b + i, sizeof w);
+    if ((w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]) != 0) return false;
+  }
+  for (; i < n; ++i) {
+    if (b[i]) return false;
+  }
+  return true;
+}
+
+// Zeros [p, p+n) writing only the pages that hold something else: the shadow's untouched pages
+// read as zeros and cost no RAM as long as nothing writes them.
+void write_zeros(void* p, uint64_t n) {
+  constexpr uint64_t kPage = 4096;
+  auto* at = static_cast<unsigned char*>(p);
+  unsigned char* const end = at + n;
+  while (at < end) {
+    const auto next_page = (reinterpret_cast<uintptr_t>(at) | (kPage - 1)) + 1;
+    const uint64_t len = std::min<uint64_t>(static_cast<uint64_t>(end - at),
+                                            next_page - reinterpret_cast<uintptr_t>(at));
+    if (!all_zero(at, len)) std::memset(at, 0, len);
+    at += len;
+  }
+}
+
 }  // namespace
 
 Payload& Payload::instance() {
@@ -133,21 +162,41 @@ std::string Payload::read(const void* src, uint64_t bytes) {
   return out;
 }
 
+std::string Payload::input(const void* src, uint64_t bytes) {
+  if (bytes == 0) return {};
+  const auto address = reinterpret_cast<uint64_t>(src);
+  const void* from = nullptr;
+  if (on_device(src)) {
+    settle(src, bytes);
+    from = DeviceMemory::instance().shadow(address, bytes);
+  } else if (DeviceMemory::instance().is_pinned(address)) {
+    from = src;
+  }
+  if (!from || all_zero(from, bytes)) return {};
+  return std::string(static_cast<const char*>(from), bytes);
+}
+
 uint64_t Payload::expect(void* dst, uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t id = next_id_++;
-  pending_.push_back(Pending{id, reinterpret_cast<uint64_t>(dst), bytes, false, {}});
+  pending_.push_back(Pending{id, reinterpret_cast<uint64_t>(dst), bytes, false, {}, 0});
   return id;
 }
 
-void Payload::apply(uint64_t id, const std::string& bytes) {
+void Payload::apply(uint64_t id, const std::string& bytes, uint64_t zeros) {
   std::lock_guard<std::mutex> lock(mu_);
   for (Pending& p : pending_) {
     if (p.id != id) continue;
     p.arrived = true;
     p.data = bytes;
+    p.zeros = zeros;
   }
   apply_arrived_locked();
+}
+
+void Payload::take_locked(Pending& p, wire::Answer& a) {
+  p.data = std::move(*a.mutable_payload());
+  p.zeros = a.payload_zeros();
 }
 
 size_t Payload::pending() const {
@@ -156,9 +205,15 @@ size_t Payload::pending() const {
 }
 
 void Payload::write_locked(const Pending& p) {
-  const uint64_t n = std::min<uint64_t>(p.bytes, p.data.size());
+  const uint64_t n = std::min<uint64_t>(p.bytes, p.zeros ? p.zeros : p.data.size());
   if (n == 0) return;
-  if (void* to = resolve(reinterpret_cast<void*>(p.dst), n)) std::memcpy(to, p.data.data(), n);
+  void* to = resolve(reinterpret_cast<void*>(p.dst), n);
+  if (!to) return;
+  if (p.zeros) {
+    write_zeros(to, n);
+  } else {
+    std::memcpy(to, p.data.data(), n);
+  }
 }
 
 // Results are written strictly in program order, so a later result (or write) to the same bytes
@@ -171,7 +226,7 @@ void Payload::apply_arrived_locked() {
       wire::Answer a;
       if (core.take_answer(p.id, a)) {
         p.arrived = true;
-        p.data = std::move(*a.mutable_payload());
+        take_locked(p, a);
       }
     }
     if (!p.arrived) return;
@@ -214,7 +269,7 @@ void Payload::settle(const void* address, uint64_t bytes) {
       for (uint64_t id : r.payload_wait().result_ids()) {
         if (p.id != id) continue;
         wire::Answer a;
-        if (core.take_answer(id, a)) p.data = std::move(*a.mutable_payload());
+        if (core.take_answer(id, a)) take_locked(p, a);
         p.arrived = true;
       }
     }

@@ -39,11 +39,15 @@ class Payload {
   // A collective's input: `bytes` read from a device buffer or pinned/registered host memory
   // (after any pending result overlapping it); zeros for other pointers.
   std::string read(const void* src, uint64_t bytes);
+  // The same, as a collective's record carries it: empty where every byte is zero (the session
+  // reads missing bytes as zeros), which is what most inputs are, kernels computing nothing.
+  std::string input(const void* src, uint64_t bytes);
   // A collective's output into `dst`, to arrive from the session later: returns the result id
   // to put in the record.
   uint64_t expect(void* dst, uint64_t bytes);
-  // Applies an arrived result (also what the session path calls); exposed for tests.
-  void apply(uint64_t id, const std::string& bytes);
+  // Applies an arrived result (also what the session path calls); exposed for tests. `zeros`,
+  // when not 0, stands for a result of that many zero bytes (Answer.payload_zeros).
+  void apply(uint64_t id, const std::string& bytes, uint64_t zeros = 0);
   // Results not yet written into memory.
   size_t pending() const;
 
@@ -54,6 +58,7 @@ class Payload {
     uint64_t bytes;
     bool arrived;
     std::string data;
+    uint64_t zeros;  // a result of zeros: Answer.payload_zeros
   };
   // Host address holding [address, address+bytes): the device shadow, or the address itself for
   // host memory; nullptr for device memory without a shadow.
@@ -63,6 +68,7 @@ class Payload {
   void settle(const void* address, uint64_t bytes);
   void apply_arrived_locked();
   void write_locked(const Pending& p);
+  void take_locked(Pending& p, wire::Answer& a);
 
   mutable std::mutex mu_;
   std::deque<Pending> pending_;

@@ -311,7 +311,7 @@ void attach_payloads(std::vector<Deferred>& calls) {
       }
     }
     const uint64_t in = input_bytes(p, d.comm->rank, d.comm->nranks);
-    if (in && d.sendbuff) p.set_input(payload.read(d.sendbuff, in));
+    if (in && d.sendbuff) p.set_input(payload.input(d.sendbuff, in));
     if (p.redop() >= ncclNumOps)
       p.set_scalar(premul_scalar(p.redop(), static_cast<ncclDataType_t>(p.datatype())));
     carrying.push_back(&d);

@@ -91,6 +91,60 @@ std::vector<std::string> collective_outputs(const std::vector<wire::CollPart>& p
   return out;
 }
 
+size_t PayloadExchange::ChannelHash::operator()(const ChannelKey& k) const {
+  const uint64_t pair = (static_cast<uint64_t>(static_cast<uint32_t>(std::get<1>(k))) << 32) |
+                        static_cast<uint32_t>(std::get<2>(k));
+  return std::hash<uint64_t>()(std::get<0>(k) * 0x9e3779b97f4a7c15ull ^ pair);
+}
+
+bool all_zero(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == 0; });
+}
+
+std::optional<std::vector<uint64_t>> zero_outputs(const std::vector<wire::CollPart>& parts) {
+  const int n = static_cast<int>(parts.size());
+  if (n == 0) return std::nullopt;
+  const wire::CollPart& first = parts[0];
+  const int bytes = payload::element_bytes(first.datatype());
+  if (bytes == 0) return std::nullopt;
+  for (const auto& p : parts) {
+    if (!all_zero(p.input())) return std::nullopt;
+  }
+  const uint64_t one = first.count() * static_cast<uint64_t>(bytes);
+  const int root = first.root() >= 0 && first.root() < n ? first.root() : 0;
+  std::vector<uint64_t> out(static_cast<size_t>(n), 0);
+  switch (first.kind()) {
+    case wire::COLL_ALL_REDUCE:
+    case wire::COLL_REDUCE:
+    case wire::COLL_REDUCE_SCATTER: {
+      // Every element reduces the same zeros: one element tells what all of them become.
+      const std::vector<const std::string*> none(static_cast<size_t>(n), nullptr);
+      if (!all_zero(payload::reduce(none, 0, 1, first.datatype(), first.redop(), first.scalar())))
+        return std::nullopt;
+      if (first.kind() == wire::COLL_REDUCE) {
+        out[static_cast<size_t>(root)] = one;
+      } else {
+        for (auto& o : out) o = one;
+      }
+      break;
+    }
+    case wire::COLL_BROADCAST:
+    case wire::COLL_SCATTER:
+      for (auto& o : out) o = one;
+      break;
+    case wire::COLL_ALL_GATHER:
+    case wire::COLL_ALL_TO_ALL:
+      for (auto& o : out) o = one * static_cast<uint64_t>(n);
+      break;
+    case wire::COLL_GATHER:
+      out[static_cast<size_t>(root)] = one * static_cast<uint64_t>(n);
+      break;
+    default:
+      return std::nullopt;
+  }
+  return out;
+}
+
 std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, int nranks, int rank,
                                                    const wire::CollPart& part, std::string& error) {
   std::vector<PayloadResult> results;
@@ -101,10 +155,10 @@ std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, in
     if (peer < 0 || peer >= nranks) return results;
     const int sender = send ? rank : peer;
     const int receiver = send ? peer : rank;
-    auto& counter = send ? sends_ : recvs_;
-    const uint64_t number = counter[{comm, sender, receiver}]++;
-    const P2pKey key{comm, sender, receiver, number};
-    PendingP2p& p = p2p_[key];
+    Channel& ch = channels_[{comm, sender, receiver}];
+    const uint64_t number = send ? ch.sends++ : ch.recvs++;
+    while (ch.pending.size() <= number - ch.first) ch.pending.emplace_back();
+    PendingP2p& p = ch.pending[number - ch.first];
     (send ? p.send : p.recv) = Contribution{true, client, part};
     if (!p.send.present || !p.recv.present) return results;
     if (p.send.part.count() != p.recv.part.count() ||
@@ -117,12 +171,18 @@ std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, in
     // for them gets an empty result and keeps what its buffer held.
     if (p.recv.part.result_id()) {
       const int bytes = payload::element_bytes(p.recv.part.datatype());
-      results.push_back({p.recv.client, p.recv.part.result_id(),
-                         p.send.part.withheld()
-                             ? std::string()
-                             : slice(p.send.part.input(), 0, p.recv.part.count(), bytes)});
+      PayloadResult r{p.recv.client, p.recv.part.result_id(), {}, 0};
+      if (p.send.part.withheld()) {
+        // empty: the receiver keeps what its buffer held
+      } else if (all_zero(p.send.part.input())) {
+        r.zeros = p.recv.part.count() * static_cast<uint64_t>(bytes);
+      } else {
+        r.bytes = slice(p.send.part.input(), 0, p.recv.part.count(), bytes);
+      }
+      results.push_back(std::move(r));
     }
-    p2p_.erase(key);
+    ch.pending.pop_front();  // the pair just completed is the first (see Channel)
+    ++ch.first;
     return results;
   }
   const uint64_t number = calls_[{comm, rank}]++;
@@ -141,11 +201,15 @@ std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, in
     }
     parts.push_back(r.part);
   }
-  const std::vector<std::string> outputs = collective_outputs(parts);
+  const std::optional<std::vector<uint64_t>> zeros = zero_outputs(parts);
+  std::vector<std::string> outputs;
+  if (!zeros) outputs = collective_outputs(parts);
   for (int r = 0; r < nranks; ++r) {
     const Contribution& who = c.ranks[static_cast<size_t>(r)];
-    if (who.part.result_id())
-      results.push_back({who.client, who.part.result_id(), outputs[static_cast<size_t>(r)]});
+    if (!who.part.result_id()) continue;
+    const auto i = static_cast<size_t>(r);
+    results.push_back(zeros ? PayloadResult{who.client, who.part.result_id(), {}, (*zeros)[i]}
+                            : PayloadResult{who.client, who.part.result_id(), outputs[i], 0});
   }
   collectives_.erase({comm, number});
   return results;
@@ -168,12 +232,20 @@ std::vector<std::string> PayloadExchange::describe_waiting() const {
                   std::to_string(key.second) + " on communicator " + std::to_string(key.first) +
                   " waits for ranks " + missing + ", which have not called it");
   }
-  for (const auto& [key, p] : p2p_) {
-    out.push_back("the data of ncclSend/ncclRecv #" + std::to_string(std::get<3>(key)) +
-                  " from rank " + std::to_string(std::get<1>(key)) + " to rank " +
-                  std::to_string(std::get<2>(key)) + " on communicator " +
-                  std::to_string(std::get<0>(key)) + " waits for the " +
-                  (p.send.present ? "ncclRecv" : "ncclSend"));
+  std::vector<ChannelKey> keys;
+  for (const auto& [key, ch] : channels_) {
+    if (!ch.pending.empty()) keys.push_back(key);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (const ChannelKey& key : keys) {
+    const Channel& ch = channels_.at(key);
+    for (size_t i = 0; i < ch.pending.size(); ++i) {
+      out.push_back("the data of ncclSend/ncclRecv #" + std::to_string(ch.first + i) +
+                    " from rank " + std::to_string(std::get<1>(key)) + " to rank " +
+                    std::to_string(std::get<2>(key)) + " on communicator " +
+                    std::to_string(std::get<0>(key)) + " waits for the " +
+                    (ch.pending[i].send.present ? "ncclRecv" : "ncclSend"));
+    }
   }
   return out;
 }

@@ -1,9 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "wire.pb.h"
@@ -15,6 +18,7 @@ struct PayloadResult {
   int client = 0;
   uint64_t id = 0;  // the CollPart's result_id
   std::string bytes;
+  uint64_t zeros = 0;  // when not 0, the result is this many zero bytes (and `bytes` is empty)
 };
 
 // Computes what small collectives produce (interposer/client/PAYLOAD.md). Participants are
@@ -47,13 +51,31 @@ class PayloadExchange {
   };
   std::map<std::pair<uint64_t, uint64_t>, PendingCollective> collectives_;  // (comm, call number)
   std::map<std::pair<uint64_t, int>, uint64_t> calls_;                      // (comm, rank)
-  using P2pKey = std::tuple<uint64_t, int, int, uint64_t>;  // (comm, sender, receiver, number)
-  std::map<P2pKey, PendingP2p> p2p_;
-  std::map<std::tuple<uint64_t, int, int>, uint64_t> sends_, recvs_;
+  // One ordered rank pair of a communicator. Its n-th send pairs with its n-th recv, and as each
+  // side submits in order, pairs complete in order: `pending` holds pairs first, first+1, ...
+  struct Channel {
+    uint64_t sends = 0;
+    uint64_t recvs = 0;
+    uint64_t first = 0;
+    std::deque<PendingP2p> pending;
+  };
+  using ChannelKey = std::tuple<uint64_t, int, int>;  // (comm, sender, receiver)
+  struct ChannelHash {
+    size_t operator()(const ChannelKey& k) const;
+  };
+  std::unordered_map<ChannelKey, Channel, ChannelHash> channels_;
 };
 
 // The outputs of a complete collective, one per rank (empty where a rank receives nothing);
 // inputs missing bytes read as zeros.
 std::vector<std::string> collective_outputs(const std::vector<wire::CollPart>& parts);
+
+// Where every input is zeros and the collective turns zeros into zeros (every reduction but a
+// PreMulSum whose scalar is negative or not finite, which gives -0 or NaN), the size of each
+// rank's output as collective_outputs would compute it, all zeros; nullopt otherwise.
+std::optional<std::vector<uint64_t>> zero_outputs(const std::vector<wire::CollPart>& parts);
+
+// Whether every byte of `s` is zero.
+bool all_zero(const std::string& s);
 
 }  // namespace seer::rt

@@ -262,6 +262,7 @@ void SessionServer::serve(const std::function<bool()>& keep_going) {
       for (size_t i = 1; i < remote_begin; ++i) {
         if (fds[i].revents & POLLOUT) flush_outbox(*polled[i - 1]);
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_client(*polled[i - 1]);
+        flush_outboxes();
       }
       if (tcp_fd_ >= 0) {
         constexpr short kReadable = POLLIN | POLLHUP | POLLERR;
@@ -279,6 +280,7 @@ void SessionServer::serve(const std::function<bool()>& keep_going) {
     advance();
     check_stuck();
     if (options_.progress) show_progress();
+    flush_outboxes();
     if (aborted_) break;
   }
   if (progress_shown_) std::fprintf(stderr, "\r\033[K");
@@ -730,7 +732,19 @@ void SessionServer::send(Client& c, const wire::SessionMessage& m) {
   const std::string body = m.SerializeAsString();
   wire::append_frame_header(c.outbox, static_cast<uint32_t>(body.size()));
   c.outbox += body;
-  flush_outbox(c);
+  if (!c.unflushed) unflushed_.push_back(&c);
+  c.unflushed = true;
+}
+
+// Everything one client's messages (or one advance) produced goes out in one write per client:
+// a collective's results, one per receiving rank and part, would otherwise cost each client a
+// wakeup per message.
+void SessionServer::flush_outboxes() {
+  for (Client* c : unflushed_) {
+    c->unflushed = false;
+    flush_outbox(*c);
+  }
+  unflushed_.clear();
 }
 
 // Writes what the client's socket takes now; serve() polls for room for the rest.
@@ -977,7 +991,11 @@ void SessionServer::send_result(const PayloadResult& r) {
   wire::Answer* a = m.mutable_answer();
   a->set_id(r.id);
   a->set_ready(true);
-  a->set_payload(r.bytes);
+  if (r.zeros) {
+    a->set_payload_zeros(r.zeros);
+  } else {
+    a->set_payload(r.bytes);
+  }
   ++c.answers_sent;
   c.unacked.emplace_back(c.answers_sent, kNever);
   send(c, m);

@@ -50,6 +50,7 @@ struct Client {
   // must not block the session.
   std::string outbox;
   size_t outbox_sent = 0;
+  bool unflushed = false;                              // in SessionServer::unflushed_
   std::unordered_map<uint64_t, bool> results_pending;  // result ids submitted, not yet sent
 };
 
@@ -163,6 +164,7 @@ class SessionServer : public sim::WaitListener {
   void send_result(const PayloadResult& r);
   void answer_payload_waits(Client& c);
   void flush_outbox(Client& c);
+  void flush_outboxes();
   void comm_completed(const CompletedComm& comm);
   void check_engine_errors();
   void abort_run(const std::string& why);
@@ -181,6 +183,7 @@ class SessionServer : public sim::WaitListener {
   std::vector<std::unique_ptr<PendingRemote>> pending_;
   std::vector<std::unique_ptr<RemoteHost>> hosts_;
   std::vector<std::unique_ptr<Client>> clients_;
+  std::vector<Client*> unflushed_;  // clients with messages appended since the last flush
   std::unordered_map<uint64_t, PendingRequest> waits_;  // engine token -> request
   std::set<uint64_t> queries_;  // tokens of waits_ that are cudaStreamQuery/cudaEventQuery
   uint64_t next_token_ = 1;

@@ -1,11 +1,10 @@
 // Reads back what copies, memsets and small collectives produce (interposer/client/PAYLOAD.md):
 // every rank fills device buffers from distinct host values, runs collectives, copies the results
-// back and checks them. Grouped send/recv carries bytes only while the group's sends (receives)
-// stay within the limit in all. A large buffer stays payload-free (zeros, no resident memory).
-// With "late", rank 0 first waits for 5 ms of its own GPU work, so the others wait for its data
-// while simulated time must move past them.
-// usage: mpirun -np 4 payload [late]   (prints "RESULT errors_rank<r> N", "RESULT
-// rss_growth_kib_rank<r> K")
+// back and checks them, collectives of zeros included. Grouped send/recv carries bytes only while
+// the group's sends (receives) stay within the limit in all. A large buffer stays payload-free
+// (zeros, no resident memory). With "late", rank 0 first waits for 5 ms of its own GPU work, so the
+// others wait for its data while simulated time must move past them. usage: mpirun -np 4 payload
+// [late]   (prints "RESULT errors_rank<r> N", "RESULT rss_growth_kib_rank<r> K")
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
@@ -239,6 +238,29 @@ int main(int argc, char** argv) {
       std::fill(want_after.begin() + q * kCount, want_after.begin() + (q + 1) * kCount, 0);
   }
   expect_eq("after_one_side_over_limit", to_host(a2a_out, n * kCount), want_after);
+
+  // Inputs of zeros travel as a size: an output that held data reads zeros afterwards, a rank
+  // with data among ranks of zeros still gives its data, and PreMulSum by -1 gives -0.
+  int* zeros_in = nullptr;
+  cudaMalloc(&zeros_in, kCount * sizeof(int));
+  cudaMemset(zeros_in, 0, kCount * sizeof(int));
+  int* zeros_out = to_device(ints);
+  ncclAllReduce(zeros_in, zeros_out, kCount, ncclInt32, ncclSum, comm, s);
+  expect_eq("allreduce_of_zeros", to_host(zeros_out, kCount), std::vector<int>(kCount, 0));
+  int* one_rank = r == n - 1 ? to_device(ints) : zeros_in;
+  ncclAllReduce(one_rank, zeros_out, kCount, ncclInt32, ncclSum, comm, s);
+  std::vector<int> want_last(kCount);
+  for (int i = 0; i < kCount; ++i) want_last[i] = (n - 1) * 1000 + i;
+  expect_eq("allreduce_one_rank_of_data", to_host(zeros_out, kCount), want_last);
+  float* fz = to_device(std::vector<float>(kCount, 0.0f));
+  float* fout = to_device(std::vector<float>(kCount, 3.0f));
+  const float minus_one = -1.0f;
+  ncclRedOp_t premul;
+  ncclRedOpCreatePreMulSum(&premul, const_cast<float*>(&minus_one), ncclFloat32,
+                           ncclScalarHostImmediate, comm);
+  ncclAllReduce(fz, fout, kCount, ncclFloat32, premul, comm, s);
+  expect_eq("premulsum_of_zeros", to_host(fout, kCount), std::vector<float>(kCount, -0.0f));
+  ncclRedOpDestroy(premul, comm);
 
   // A large buffer stays payload-free: it reads back zeros and costs no resident memory.
   const long rss_before = rss_kib();

@@ -104,5 +104,49 @@ TEST_F(PayloadTest, CollectiveInputsAndResultsInProgramOrder) {
   EXPECT_EQ(payload.read(&host, 4), std::string(4, '\0'));
 }
 
+TEST_F(PayloadTest, InputsOfZerosTravelAsNothing) {
+  EXPECT_EQ(payload.input(dev + (1 << 20), 1 << 20), "");  // never written
+  payload.fill(dev, 0, 1, 4096);
+  EXPECT_EQ(payload.input(dev, 4096), "");
+  // One byte in the middle of a mostly zero buffer: every byte, as read() gives them.
+  const char one = 1;
+  payload.copy(dev + 3000, &one, 1, wire::COPY_H2D);
+  const std::string in = payload.input(dev, 8192);
+  EXPECT_EQ(in, payload.read(dev, 8192));
+  EXPECT_EQ(in[3000], 1);
+  int host = 5;  // neither device nor pinned memory: zeros
+  EXPECT_EQ(payload.input(&host, 4), "");
+}
+
+TEST_F(PayloadTest, ZeroResultsClearWhatTheOutputHeld) {
+  std::vector<unsigned char> data(3 * 4096 + 100);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>(i % 251 + 1);
+  payload.copy(dev + 5000, data.data(), data.size(), wire::COPY_H2D);
+  // A result of zeros over part of that data, another over never written memory.
+  const uint64_t first = payload.expect(dev + 4096, 8192);
+  const uint64_t second = payload.expect(dev + (2 << 20), 65536);
+  payload.apply(second, "", 65536);
+  payload.apply(first, "", 8192);
+  EXPECT_EQ(payload.pending(), 0u);
+  EXPECT_EQ(read_back(dev + 4096, 8192), std::vector<unsigned char>(8192, 0));
+  const size_t kept = 5000 + data.size() - (4096 + 8192);  // the data after the result
+  EXPECT_EQ(read_back(dev + 4096 + 8192, kept),
+            std::vector<unsigned char>(data.end() - static_cast<std::ptrdiff_t>(kept), data.end()));
+  EXPECT_EQ(read_back(dev + (2 << 20), 65536), std::vector<unsigned char>(65536, 0));
+  // In program order with a result of bytes: a later result of zeros wins, and the reverse.
+  const uint64_t bytes = payload.expect(dev, 8);
+  const uint64_t zeros = payload.expect(dev + 4, 4);
+  payload.apply(zeros, "", 4);
+  payload.apply(bytes, std::string("\x11\x11\x11\x11\x22\x22\x22\x22", 8));
+  const std::vector<unsigned char> want{0x11, 0x11, 0x11, 0x11, 0, 0, 0, 0};
+  EXPECT_EQ(read_back(dev, 8), want);
+  const uint64_t z = payload.expect(dev, 8);
+  const uint64_t b = payload.expect(dev + 6, 2);
+  payload.apply(z, "", 8);
+  payload.apply(b, std::string("\x33\x33", 2));
+  const std::vector<unsigned char> want2{0, 0, 0, 0, 0, 0, 0x33, 0x33};
+  EXPECT_EQ(read_back(dev, 8), want2);
+}
+
 }  // namespace
 }  // namespace seer::client
