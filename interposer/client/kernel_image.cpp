@@ -141,8 +141,8 @@ bool parse_cubin(const uint8_t* d, size_t size, ImageInfo& out) {
       if (name.empty()) continue;
       // Entries are marked (kernels in an anonymous namespace are local symbols but entries);
       // in images without marks, global functions stand for the kernels.
-      const bool kernel = any_entry ? (sym.st_other & kStoCudaEntry) != 0
-                                    : ELF64_ST_BIND(sym.st_info) != STB_LOCAL;
+      const bool kernel =
+          any_entry ? (sym.st_other & kStoCudaEntry) != 0 : ELF64_ST_BIND(sym.st_info) != STB_LOCAL;
       if (type == STT_FUNC && kernel) {
         KernelInfo k;
         k.name = name;

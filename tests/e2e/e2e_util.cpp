@@ -158,10 +158,10 @@ std::vector<std::string> mpirun(int np, std::vector<std::string> command) {
 std::string program(const std::string& name) { return std::string(E2E_PROGRAM_DIR) + "/" + name; }
 std::string source_dir() { return E2E_SOURCE_DIR; }
 
-Outcome seer(const std::vector<std::string>& args, const Env& env) {
+Outcome seer(const std::vector<std::string>& args, const Env& env, int timeout_s) {
   std::vector<std::string> argv{seer_bin()};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_command(argv, env);
+  return run_command(argv, env, timeout_s);
 }
 
 Outcome seer_run(const std::string& cluster, const std::string& out,

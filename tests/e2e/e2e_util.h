@@ -72,7 +72,7 @@ std::vector<std::string> mpirun(int np, std::vector<std::string> command);
 #endif
 
 // `seer ARGS...`.
-Outcome seer(const std::vector<std::string>& args, const Env& env = {});
+Outcome seer(const std::vector<std::string>& args, const Env& env = {}, int timeout_s = 120);
 // `seer run --host-time MODE --cluster CLUSTER --out OUT -- COMMAND...`.
 Outcome seer_run(const std::string& cluster, const std::string& out,
                  const std::vector<std::string>& command, const Env& env = {},

@@ -27,7 +27,10 @@ std::vector<double> busbw(const std::string& out) {
   return v;
 }
 
+// ns-3 simulates every packet: a run takes tens of seconds on a fast machine, minutes on a slow
+// or loaded one.
 Outcome coll_bench(const std::string& network) {
+  constexpr int kTimeoutS = 540;
   return seer({"run",         "--quiet",
                "--host-time", "modeled",
                "--network",   network,
@@ -38,7 +41,8 @@ Outcome coll_bench(const std::string& network) {
                "-e",          "16M",
                "-n",          "2",
                "-w",          "1",
-               "-o",          "allreduce,allgather"});
+               "-o",          "allreduce,allgather"},
+              {}, kTimeoutS);
 }
 
 TEST(NetworkModels, Ns3AgreesWithTheFlowModelAcrossTwoNodes) {
