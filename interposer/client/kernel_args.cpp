@@ -60,6 +60,34 @@ constexpr ArgSpec kMemEffForward = spec({{0, 96, 4}, {0, 104, 4}, {0, 108, 4}, {
 constexpr ArgSpec kMemEffBackward = spec({{0, 144, 4}, {0, 152, 4}, {0, 156, 4}, {0, 168, 1}});
 // CatArrayBatchedCopy*(out, inputs, TensorSizeStride<unsigned, 4> os, ...): os.tensorSize[0..4).
 constexpr ArgSpec kCatSizes = spec({{2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 4}});
+// The two-pass layer norm: RowwiseMomentsCUDAKernel(long M, long N, ...) and
+// LayerNormForwardCUDAKernel(long M, long N, ...): N (param 1).
+constexpr ArgSpec kSecondLong = spec({{1, 0, 8}});
+// Embedding backward's sort path (EmbeddingBackwardKernel.cu): compute_grad_weight[_atomic_
+// accumulate](orig_indices, grad, count, long numel, long stride, ...),
+// compute_grad_weight_bags(indices, grad, offset2bag, count, long numel, long stride, ...) and
+// sum_and_scatter(input, grad_weight, long stride, ...).
+constexpr ArgSpec kLongs3And4 = spec({{3, 0, 8}, {4, 0, 8}});
+constexpr ArgSpec kLongs4And5 = spec({{4, 0, 8}, {5, 0, 8}});
+constexpr ArgSpec kThirdLong = spec({{2, 0, 8}});
+// indexing_backward_kernel*(sorted_indices, indices, grad_output, grad_weight, long numel,
+// long stride, long stride_before, long outer_dim, bool accumulate).
+constexpr ArgSpec kIndexingBackward = spec({{4, 0, 8}, {5, 0, 8}, {7, 0, 8}, {8, 0, 1}});
+// cub's radix sort (num_items): DeviceRadixSortOnesweepKernel(8 pointers, int num_items, ...),
+// DeviceRadixSortHistogramKernel(bins, keys, OffsetT num_items, ...),
+// DeviceRadixSortUpsweepKernel(keys, spine, OffsetT num_items, ...),
+// DeviceRadixSortDownsweepKernel(4 pointers, spine, OffsetT num_items, ...) and
+// DeviceRadixSortSingleTileKernel(4 pointers, OffsetT num_items, ...), OffsetT = unsigned long
+// long in PyTorch 2.15.
+constexpr ArgSpec kNinthInt = spec({{8, 0, 4}});
+constexpr ArgSpec kFifthLong = spec({{4, 0, 8}});
+constexpr ArgSpec kSixthLong = spec({{5, 0, 8}});
+// DeviceScanKernel(in, out, tile_state, int start_tile, op, init, OffsetT num_items) and
+// DeviceUniqueByKeySweepKernel(4 iterators, num_selected, tile_state, op, OffsetT num_items, ...):
+// OffsetT is unsigned int or an 8-byte type, depending on the instantiation (params 6 and 7:
+// kSeventhInt, kSeventhLong and these).
+constexpr ArgSpec kEighthInt32 = spec({{7, 0, 4}});
+constexpr ArgSpec kEighthInt64 = spec({{7, 0, 8}});
 // reduce_kernel's ReduceConfig is searched for in the first bytes of its by-value ReduceOp.
 constexpr int kReduceConfigLastOffset = 64;
 constexpr uint32_t kReduceConfigScanBytes = kReduceConfigLastOffset + 14 * sizeof(int32_t);
@@ -90,6 +118,52 @@ const ArgSpec* softmax_spec(const char* mangled) {
   return last == "int" ? &kForwardInt : nullptr;
 }
 
+// The type of parameter `ordinal` of a demangled name ("" when it has fewer).
+std::string param_type(const std::string& name, size_t ordinal) {
+  const size_t close = name.rfind(')');
+  if (close == std::string::npos) return {};
+  int depth = 0;
+  size_t open = std::string::npos;
+  for (size_t i = close; i-- > 0;) {
+    if (name[i] == ')' || name[i] == '>') ++depth;
+    if (name[i] == '<') --depth;
+    if (name[i] == '(' && depth-- == 0) {
+      open = i;
+      break;
+    }
+  }
+  if (open == std::string::npos) return {};
+  size_t start = open + 1, index = 0;
+  depth = 0;
+  for (size_t i = start; i <= close; ++i) {
+    const char c = name[i];
+    if (c == '(' || c == '<') ++depth;
+    if ((c == ')' || c == '>') && i != close) --depth;
+    if ((c == ',' && depth == 0) || i == close) {
+      if (index++ == ordinal) {
+        std::string t = name.substr(start, i - start);
+        while (!t.empty() && t.front() == ' ') t.erase(t.begin());
+        return t;
+      }
+      start = i + 1;
+    }
+  }
+  return {};
+}
+
+// A cub scan's or unique-by-key's num_items: 4 or 8 bytes, from its parameter list.
+const ArgSpec* cub_count_spec(const char* mangled, size_t ordinal, const ArgSpec* four,
+                              const ArgSpec* eight) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  if (!d) return nullptr;
+  const std::string type = param_type(d, ordinal);
+  std::free(d);
+  if (type == "unsigned int" || type == "int") return four;
+  if (type == "unsigned long" || type == "unsigned long long" || type == "long") return eight;
+  return nullptr;
+}
+
 struct NamedSpec {
   const char* pattern;  // the identifier with its Itanium length prefix
   const ArgSpec* spec;
@@ -107,6 +181,28 @@ constexpr NamedSpec kAtenSpecs[] = {
     {"43distribution_elementwise_grid_stride_kernel", &kFirstLong},
     {"38nll_loss_forward_reduce_cuda_kernel_2d", &kSeventhLong},
     {"39nll_loss_backward_reduce_cuda_kernel_2d", &kSeventhInt},
+    {"24RowwiseMomentsCUDAKernel", &kSecondLong},
+    {"26LayerNormForwardCUDAKernel", &kSecondLong},
+    {"19compute_grad_weight", &kLongs3And4},
+    {"37compute_grad_weight_atomic_accumulate", &kLongs3And4},
+    {"24compute_grad_weight_bags", &kLongs4And5},
+    {"15sum_and_scatter", &kThirdLong},
+};
+
+// cub's radix sort kernels in PyTorch's copy of cub (namespace at_cuda_detail::cub).
+constexpr NamedSpec kRadixSortSpecs[] = {
+    {"29DeviceRadixSortOnesweepKernel", &kNinthInt},
+    {"30DeviceRadixSortHistogramKernel", &kThirdLong},
+    {"28DeviceRadixSortUpsweepKernel", &kThirdLong},
+    {"30DeviceRadixSortDownsweepKernel", &kSixthLong},
+    {"31DeviceRadixSortSingleTileKernel", &kFifthLong},
+};
+
+// index_put_ with accumulate and advanced-indexing backward (Indexing.cu, anonymous namespace).
+constexpr NamedSpec kIndexingBackwardSpecs[] = {
+    {"24indexing_backward_kernel", &kIndexingBackward},
+    {"33indexing_backward_kernel_stride_1", &kIndexingBackward},
+    {"37indexing_backward_kernel_small_stride", &kIndexingBackward},
 };
 
 constexpr NamedSpec kFlashSpecs[] = {
@@ -132,6 +228,18 @@ const ArgSpec* other_spec(const char* mangled) {
   if (std::strstr(mangled, "fmha_cutlassB_")) return &kMemEffBackward;
   if (std::strstr(mangled, "20softmax_warp_forward")) return &kSoftmaxWarpForward;
   if (std::strstr(mangled, "21softmax_warp_backward")) return &kSoftmaxWarpBackward;
+  if (std::strncmp(mangled, "_ZN14at_cuda_detail3cub", 23) == 0) {
+    if (std::strstr(mangled, "16DeviceScanKernel")) {
+      return cub_count_spec(mangled, 6, &kSeventhInt, &kSeventhLong);
+    }
+    if (std::strstr(mangled, "28DeviceUniqueByKeySweepKernel")) {
+      return cub_count_spec(mangled, 7, &kEighthInt32, &kEighthInt64);
+    }
+    return find_spec(mangled, kRadixSortSpecs, std::size(kRadixSortSpecs));
+  }
+  if (std::strstr(mangled, "indexing_backward_kernel")) {
+    return find_spec(mangled, kIndexingBackwardSpecs, std::size(kIndexingBackwardSpecs));
+  }
   return nullptr;
 }
 

@@ -48,6 +48,7 @@ std::optional<double> aten_kernel_bytes(const AtenKernel& k, const LaunchGeometr
     return static_cast<double>(g.blocks()) * kMultiTensorChunkElements * k.tensors *
            k.element_bytes;
   }
+  if (is_sort_family(k.family)) return sort_kernel_bytes(k, g, sizes, nsizes);
   if (k.family == AtenFamily::kNone || is_attention(k.family) || nsizes < 1 || sizes[0] == 0) {
     return std::nullopt;
   }
@@ -165,6 +166,7 @@ std::optional<Time> aten_kernel_time(const GpuSpec& gpu, const AtenKernel& k,
                                      const LaunchGeometry& g, const uint64_t* sizes, int nsizes) {
   if (k.family == AtenFamily::kNone) return std::nullopt;
   if (is_attention(k.family)) return attention_kernel_time(gpu, k, g, sizes, nsizes);
+  if (is_sort_family(k.family)) return sort_kernel_time(gpu, k, g, sizes, nsizes);
   if (k.family == AtenFamily::kNllLoss) {
     // One block: each thread walks rows blockDim.x apart; a row is a target load and then the
     // dependent load of its input (backward: its store).

@@ -246,6 +246,7 @@ AtenKernel classify_aten_kernel(const std::string& name) {
       is("nll_loss_backward_reduce_cuda_kernel_2d<")) {
     return typed(name, AtenFamily::kNllLoss);
   }
+  if (const AtenKernel k = classify_sort_kernel(name); k.family != AtenFamily::kNone) return k;
   return classify_attention_kernel(name);
 }
 
@@ -299,6 +300,20 @@ const char* aten_family_name(AtenFamily f) {
       return "memory-efficient attention forward";
     case AtenFamily::kMemEffBackward:
       return "memory-efficient attention backward";
+    case AtenFamily::kLayerNormTwoPass:
+      return "layer/RMS norm forward (two-pass)";
+    case AtenFamily::kRadixSort:
+      return "radix sort (cub)";
+    case AtenFamily::kCubScan:
+      return "scan / unique (cub)";
+    case AtenFamily::kCubSmall:
+      return "cub helpers";
+    case AtenFamily::kEmbeddingSegments:
+      return "embedding backward (sorted segments)";
+    case AtenFamily::kEmbeddingHelper:
+      return "embedding backward (segment helpers)";
+    case AtenFamily::kIndexingBackward:
+      return "indexing backward";
     case AtenFamily::kNone:
       break;
   }

@@ -76,7 +76,10 @@ int first_element_bytes(const std::string& args) {
 int opaque_type_bytes(const std::string& args) {
   const std::string head = "OpaqueType<";
   const size_t at = args.find(head);
-  return at == std::string::npos ? 0 : std::atoi(args.c_str() + at + head.size());
+  if (at == std::string::npos) return 0;
+  // strtol saturates instead of overflowing; no PyTorch OpaqueType is wider than a few bytes.
+  const long k = std::strtol(args.c_str() + at + head.size(), nullptr, 10);
+  return k > 0 && k <= 1024 ? static_cast<int>(k) : 0;
 }
 
 long template_int(const std::string& arg) {

@@ -33,8 +33,26 @@ fs::path libtorch_cuda() {
   return {};
 }
 
+// The sort-based chains, cub and the two-pass layer norm (simcore/src/aten_sort.cpp): every
+// kernel these models read arguments of.
+constexpr const char* kSortFamilies[] = {"RowwiseMomentsCUDAKernel",
+                                         "LayerNormForwardCUDAKernel",
+                                         "DeviceRadixSortOnesweepKernel",
+                                         "DeviceRadixSortHistogramKernel",
+                                         "DeviceRadixSortUpsweepKernel",
+                                         "DeviceRadixSortDownsweepKernel",
+                                         "DeviceRadixSortSingleTileKernel",
+                                         "DeviceScanKernel",
+                                         "DeviceUniqueByKeySweepKernel",
+                                         "compute_grad_weight",
+                                         "sum_and_scatter",
+                                         "indexing_backward_kernel"};
+
 // The spec's family, for counting: the first pattern of the kernel name that tells it.
 std::string family(const std::string& name) {
+  for (const char* f : kSortFamilies) {
+    if (name.find(f) != std::string::npos) return f;
+  }
   for (const char* f : {"pytorch_flash", "fmha_cutlass", "reduce_kernel", "CatArrayBatchedCopy",
                         "softmax_warp", "cunn_SoftMax", "layer_norm", "elementwise_kernel"}) {
     if (name.find(f) != std::string::npos) return f;
@@ -78,6 +96,9 @@ TEST(KernelLayouts, EveryPyTorchKernelWithASizeSpecFitsItsParameterLayout) {
   EXPECT_GT(checked, 1000);
   for (const char* f : {"pytorch_flash", "fmha_cutlass", "reduce_kernel", "CatArrayBatchedCopy",
                         "softmax_warp", "layer_norm", "elementwise_kernel"}) {
+    EXPECT_GT(by_family[f], 0) << "no " << f << " kernel with a spec was found";
+  }
+  for (const char* f : kSortFamilies) {
     EXPECT_GT(by_family[f], 0) << "no " << f << " kernel with a spec was found";
   }
   EXPECT_TRUE(misfits.empty()) << misfits.size() << " kernels do not fit, e.g. " << misfits[0];

@@ -40,6 +40,31 @@ enum class AtenFamily : uint8_t {
   kMemEffForward,           // fmha_cutlassF_* (memory-efficient attention)
   kMemEffBackward,          // fmha_cutlassB_*
   kCat,                     // CatArrayBatchedCopy[_contig|_alignedK_contig|_vectorized]
+  // Sort-based backward chains and the cub kernels they run (aten_sort.cpp).
+  kLayerNormTwoPass,   // RowwiseMomentsCUDAKernel, LayerNormForwardCUDAKernel (not vectorized)
+  kRadixSort,          // cub DeviceRadixSort* (onesweep, histogram, up/downsweep, single tile)
+  kCubScan,            // cub DeviceScanKernel, DeviceUniqueByKeySweepKernel
+  kCubSmall,           // cub's one-wave helpers: scan/compact init, exclusive sum of the bins
+  kEmbeddingSegments,  // compute_grad_weight[_atomic_accumulate|_bags], sum_and_scatter
+  kEmbeddingHelper,    // krn_partials_per_segment & co., one thread per segment
+  kIndexingBackward,   // indexing_backward_kernel[_stride_1|_small_stride]: index_put_ sort path
+};
+
+// Which kernel of a family that has several (kRadixSort, kCubScan, kEmbeddingSegments).
+enum class AtenVariant : uint8_t {
+  kNone,
+  kOnesweep,          // DeviceRadixSortOnesweepKernel: one digit pass, keys and values
+  kHistogram,         // DeviceRadixSortHistogramKernel: every digit's histogram, keys read once
+  kUpsweep,           // DeviceRadixSortUpsweepKernel: one digit's counts, keys read
+  kDownsweep,         // DeviceRadixSortDownsweepKernel: one digit pass, keys and values
+  kSingleTile,        // DeviceRadixSortSingleTileKernel: one block sorts everything on chip
+  kScan,              // DeviceScanKernel: read and write every item
+  kUniqueByKey,       // DeviceUniqueByKeySweepKernel: keys read, offsets written
+  kGradWeight,        // compute_grad_weight: partial sums of up to 10 gradient rows
+  kGradWeightBags,    // compute_grad_weight_bags (EmbeddingBag)
+  kGradWeightAtomic,  // compute_grad_weight_atomic_accumulate: partial sums added atomically
+  kSumAndScatter,     // sum_and_scatter: the partial sums of each index into grad_weight
+  kOneThread,         // compute_num_of_partial_segments: <<<1, 1>>>
 };
 
 struct AtenKernel {
@@ -58,6 +83,9 @@ struct AtenKernel {
   // cat: the output's dimensions (1-4) and whether the inputs are contiguous (_contig variants).
   int dims = 0;
   bool contiguous = true;
+  // The sort-based families: which kernel, and the index type's size (embedding backward).
+  AtenVariant variant = AtenVariant::kNone;
+  int index_bytes = 0;
 };
 
 // Multi-tensor apply: each block handles one chunk of up to 65,536 elements of one tensor.
@@ -83,6 +111,15 @@ inline constexpr Time kDependentLoadNs = 500;
 inline constexpr double kInTreeFlashFactor = 0.81;
 // Memory-efficient attention (CUTLASS) against the in-tree FlashAttention-2.
 inline constexpr double kMemEffFactor = 0.65;
+// cub's radix sort: Onesweep's published 29.4 GKey/s (256M random 32-bit keys on an A100-40GB,
+// arXiv 2206.01784) over the 36 B a key moves (4 passes of 8 bytes, one histogram read) against
+// the A100-40GB's 1,555 GB/s.
+inline constexpr double kRadixSortEfficiency = 29.4e9 * 36 / 1555e9;
+// Embedding backward's segment sums: a thread per (partial segment, feature) reading scalar,
+// index-chosen gradient rows (framework-kernels.md §4.1's strided guess).
+inline constexpr double kSegmentEfficiency = 0.60;
+// compute_grad_weight: a partial segment holds at most this many indices (NROWS_PER_THREAD).
+inline constexpr int kEmbeddingRowsPerPartial = 10;
 
 // Bytes one launch of a memory-bound family moves, or nullopt when its size arguments do not
 // agree with its grid (the kernel then keeps the generic model), or for the compute-bound
@@ -117,5 +154,13 @@ std::optional<Time> attention_kernel_time(const GpuSpec& gpu, const AtenKernel& 
                                           const LaunchGeometry& g, const uint64_t* sizes,
                                           int nsizes);
 AtenKernel classify_attention_kernel(const std::string& demangled);
+
+// Sort-based backward chains, cub, two-pass layer norm (aten_sort.cpp).
+AtenKernel classify_sort_kernel(const std::string& demangled);
+std::optional<double> sort_kernel_bytes(const AtenKernel& k, const LaunchGeometry& g,
+                                        const uint64_t* sizes, int nsizes);
+std::optional<Time> sort_kernel_time(const GpuSpec& gpu, const AtenKernel& k,
+                                     const LaunchGeometry& g, const uint64_t* sizes, int nsizes);
+bool is_sort_family(AtenFamily family);
 
 }  // namespace seer::sim
