@@ -7,16 +7,22 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "activity.h"
 #include "ops.h"
 #include "user_object_destructors.h"
 
 namespace seer::client::graph {
 
 enum class Kind { kRecord, kHost, kEmpty };
+
+// Ids of nodes and executable graphs, as CUPTI's kernel and graph-trace records carry them.
+std::atomic<uint64_t> g_next_node_id{1};
+std::atomic<uint32_t> g_next_exec_id{1};
 
 struct Node {
   Kind kind = Kind::kRecord;
@@ -26,6 +32,7 @@ struct Node {
   void* data = nullptr;
   std::vector<Node*> deps;
   int lane = 0;  // the capturing stream: 0 the origin, then in the order streams joined
+  uint64_t id = g_next_node_id.fetch_add(1, std::memory_order_relaxed);
   Node() = default;
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -55,6 +62,7 @@ struct Plan {
 };
 
 struct Exec {
+  uint32_t id = g_next_exec_id.fetch_add(1, std::memory_order_relaxed);
   std::vector<std::shared_ptr<Node>> nodes;
   std::vector<std::pair<UserObject*, unsigned>> user_refs;
   Plan plan;
@@ -621,6 +629,7 @@ cudaError_t launch(Exec* x, const void* stream, bool per_thread) {
   Time cost = core.launch_cost();
   size_t i = 0;
   bool lanes = false;  // replaying on several streams (not into a capture)
+  std::optional<activity::GraphReplay> replay;
   while (true) {
     void (*fn)(void*) = nullptr;
     void* data = nullptr;
@@ -629,6 +638,7 @@ cudaError_t launch(Exec* x, const void* stream, bool per_thread) {
       ThreadState& ts = call.ts();
       StreamObj* s = CudaState::instance().resolve_stream(ts, stream, per_thread);
       if (!s) return cudaErrorInvalidResourceHandle;
+      if (!replay) replay.emplace(x->id, s->id, s->device);
       if (cost != 0 && plan.lanes > 1 && !capturing(s)) {
         prepare_lanes(ts, x, s->device);
         lanes = true;
@@ -639,6 +649,7 @@ cudaError_t launch(Exec* x, const void* stream, bool per_thread) {
       for (; i < nodes.size() && !fn; ++i) {
         const Node& n = *nodes[i];
         StreamObj* ls = lanes && n.lane > 0 ? x->lane_streams[n.lane - 1] : s;
+        replay->node(n.id);
         if (lanes) {
           for (int d : plan.cross_deps[i]) wait_on(ts, ls, x->node_events[d]);
         }

@@ -28,19 +28,23 @@ SEER_CUDA_API cudaError_t cudaEventDestroy(cudaEvent_t event) {
 }
 
 SEER_CUDA_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  SEER_API_SCOPE(nullptr)
   return record(e, s, false);
 }
 SEER_CUDA_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s) {
+  SEER_API_SCOPE(nullptr)
   return record(e, s, true);
 }
 
 SEER_CUDA_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned flags) {
+  SEER_API_SCOPE(nullptr)
   if (flags > 1) return cudaErrorInvalidValue;
   return record(e, s, false);
 }
 
 SEER_CUDA_API cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s,
                                                         unsigned flags) {
+  SEER_API_SCOPE(nullptr)
   if (flags > 1) return cudaErrorInvalidValue;
   return record(e, s, true);
 }

@@ -191,10 +191,12 @@ SEER_CUDA_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g,
 }
 
 SEER_CUDA_API cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t stream) {
+  SEER_API_SCOPE(nullptr)
   return graph_launch(x, stream, false);
 }
 
 SEER_CUDA_API cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t x, cudaStream_t stream) {
+  SEER_API_SCOPE(nullptr)
   return graph_launch(x, stream, true);
 }
 

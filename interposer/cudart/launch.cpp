@@ -85,38 +85,49 @@ SEER_CUDA_API cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* host
 
 SEER_CUDA_API cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block,
                                              void** args, size_t shmem, cudaStream_t stream) {
+  // <<<>>> launches are cudaLaunchKernel calls to a profiler, as with NVIDIA's runtime.
+  seer::client::activity::ApiScope seer_api_scope_(seer::client::activity::Domain::kRuntime,
+                                                   "cudaLaunchKernel", kernel);
   return launch(reinterpret_cast<const void*>(kernel), grid, block, shmem, stream, false, args);
 }
 
 SEER_CUDA_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
                                                   void** args, size_t shmem, cudaStream_t stream) {
+  // <<<>>> launches are cudaLaunchKernel calls to a profiler, as with NVIDIA's runtime.
+  seer::client::activity::ApiScope seer_api_scope_(seer::client::activity::Domain::kRuntime,
+                                                   "cudaLaunchKernel_ptsz", kernel);
   return launch(reinterpret_cast<const void*>(kernel), grid, block, shmem, stream, true, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args,
                                            size_t shmem, cudaStream_t stream) {
+  SEER_API_SCOPE(func)
   return launch(func, grid, block, shmem, stream, false, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block,
                                                 void** args, size_t shmem, cudaStream_t stream) {
+  SEER_API_SCOPE(func)
   return launch(func, grid, block, shmem, stream, true, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block,
                                                       void** args, size_t shmem,
                                                       cudaStream_t stream) {
+  SEER_API_SCOPE(func)
   return launch(func, grid, block, shmem, stream, false, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block,
                                                            void** args, size_t shmem,
                                                            cudaStream_t stream) {
+  SEER_API_SCOPE(func)
   return launch(func, grid, block, shmem, stream, true, args);
 }
 
 SEER_CUDA_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func,
                                               void** args) {
+  SEER_API_SCOPE(func)
   if (!config) return cudaErrorInvalidValue;
   return launch(func, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
                 false, args);
@@ -124,6 +135,7 @@ SEER_CUDA_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, 
 
 SEER_CUDA_API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config,
                                                    const void* func, void** args) {
+  SEER_API_SCOPE(func)
   if (!config) return cudaErrorInvalidValue;
   return launch(func, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
                 true, args);

@@ -59,14 +59,19 @@ StreamObj* resolve(ThreadState& ts, cudaStream_t stream, bool per_thread) {
 
 }  // namespace
 
-SEER_CUDA_API cudaError_t cudaStreamCreate(cudaStream_t* s) { return create(s, 0, 0); }
+SEER_CUDA_API cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  SEER_API_SCOPE(nullptr)
+  return create(s, 0, 0);
+}
 
 SEER_CUDA_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags) {
+  SEER_API_SCOPE(nullptr)
   return create(s, flags, 0);
 }
 
 SEER_CUDA_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned flags,
                                                        int priority) {
+  SEER_API_SCOPE(nullptr)
   return create(s, flags, priority);
 }
 
@@ -75,18 +80,30 @@ SEER_CUDA_API cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return fail(call.ts(), ops::stream_destroy(stream));
 }
 
-SEER_CUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t s) { return synchronize(s, false); }
+SEER_CUDA_API cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  SEER_API_SCOPE(nullptr)
+  return synchronize(s, false);
+}
 SEER_CUDA_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) {
+  SEER_API_SCOPE(nullptr)
   return synchronize(s, true);
 }
-SEER_CUDA_API cudaError_t cudaStreamQuery(cudaStream_t s) { return query(s, false); }
-SEER_CUDA_API cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) { return query(s, true); }
+SEER_CUDA_API cudaError_t cudaStreamQuery(cudaStream_t s) {
+  SEER_API_SCOPE(nullptr)
+  return query(s, false);
+}
+SEER_CUDA_API cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) {
+  SEER_API_SCOPE(nullptr)
+  return query(s, true);
+}
 
 SEER_CUDA_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags) {
+  SEER_API_SCOPE(nullptr)
   return wait_event(s, e, flags, false);
 }
 
 SEER_CUDA_API cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned flags) {
+  SEER_API_SCOPE(nullptr)
   return wait_event(s, e, flags, true);
 }
 

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bitset>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <unordered_set>
 
 #include "activity.h"
+#include "cbid_table.h"
 #include "core.h"
 #include "nccl_kernel.h"
 #include "record_writer.h"
@@ -37,14 +39,41 @@ std::bitset<128> g_flush_kinds;
 uint8_t* g_buffer = nullptr;
 size_t g_buffer_size = 0;
 
+// Kinds whose records need the ops' simulated times (CUDA_EVENT records come with
+// SYNCHRONIZATION too, as CUPTI's do: Kineto enables only the latter and reads both).
 bool op_kind(CUpti_ActivityKind k) {
   return k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || k == CUPTI_ACTIVITY_KIND_KERNEL ||
-         k == CUPTI_ACTIVITY_KIND_MEMCPY || k == CUPTI_ACTIVITY_KIND_MEMSET;
+         k == CUPTI_ACTIVITY_KIND_MEMCPY || k == CUPTI_ACTIVITY_KIND_MEMSET ||
+         k == CUPTI_ACTIVITY_KIND_CUDA_EVENT || k == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ||
+         k == CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
 }
 
 bool any_op_kind() {
-  return g_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] || g_kinds[CUPTI_ACTIVITY_KIND_KERNEL] ||
-         g_kinds[CUPTI_ACTIVITY_KIND_MEMCPY] || g_kinds[CUPTI_ACTIVITY_KIND_MEMSET];
+  for (CUpti_ActivityKind k :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_KERNEL,
+        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_GRAPH_TRACE}) {
+    if (g_kinds[k]) return true;
+  }
+  return false;
+}
+
+bool event_records() {
+  return g_flush_kinds[CUPTI_ACTIVITY_KIND_CUDA_EVENT] ||
+         g_flush_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION];
+}
+
+// The API record of a call an ApiScope or a graph launch named: its kind and callback id.
+bool named_api(const char* api, activity::Domain domain, CUpti_ActivityKind& kind, uint32_t& cbid) {
+  if (!api) return false;
+  const CUpti_CallbackDomain d = domain == activity::Domain::kDriver ? CUPTI_CB_DOMAIN_DRIVER_API
+                                                                     : CUPTI_CB_DOMAIN_RUNTIME_API;
+  const int64_t id = seer::cupti::callback_id(d, api);
+  if (id < 0) return false;
+  kind = domain == activity::Domain::kDriver ? CUPTI_ACTIVITY_KIND_DRIVER
+                                             : CUPTI_ACTIVITY_KIND_RUNTIME;
+  cbid = static_cast<uint32_t>(id);
+  return true;
 }
 
 // Synchronization calls are noted for their own records and for their runtime-API records.
@@ -163,7 +192,20 @@ bool write_op(RecordWriter& w, const activity::Op& op, const Timebase& tb) {
       cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060;
     }
   }
-  if (op.kind == activity::OpKind::kKernel || collective) {
+  if (op.kind == activity::OpKind::kEvent) {
+    cbid = CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020;
+    if (event_records()) {
+      seer::cupti::CudaEventFields f{};
+      f.timestamp = end;
+      f.sync_id = op.event_sync_id;
+      f.correlation = op.correlation;
+      f.context = context;
+      f.stream = stream;
+      f.event = static_cast<uint32_t>(op.event);
+      f.device = device;
+      ok = w.cuda_event(f);
+    }
+  } else if (op.kind == activity::OpKind::kKernel || collective) {
     if (g_flush_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] ||
         g_flush_kinds[CUPTI_ACTIVITY_KIND_KERNEL]) {
       seer::cupti::KernelFields f{};
@@ -184,6 +226,8 @@ bool write_op(RecordWriter& w, const activity::Op& op, const Timebase& tb) {
         f.block[0] = seer::cupti::nccl_kernel_threads(op.proto);
       }
       f.dynamic_shared = static_cast<int32_t>(op.shmem);
+      f.graph_id = op.graph_id;
+      f.graph_node = op.graph_node;
       ok = w.kernel(f);
     }
   } else {
@@ -211,7 +255,8 @@ bool write_op(RecordWriter& w, const activity::Op& op, const Timebase& tb) {
       if (g_flush_kinds[CUPTI_ACTIVITY_KIND_MEMCPY]) ok = w.memcpy(f);
     }
   }
-  if (ok && g_flush_kinds[api_kind]) {
+  named_api(op.api, op.api_domain, api_kind, cbid);
+  if (ok && op.api_record && g_flush_kinds[api_kind]) {
     seer::cupti::ApiFields a{};
     a.kind = api_kind;
     a.cbid = cbid;
@@ -263,12 +308,17 @@ bool write_sync(RecordWriter& w, const activity::Sync& s, const Timebase& tb) {
     f.context = static_cast<uint32_t>(s.device) + 1;
     f.stream = sync_id(s.stream);
     f.event = sync_id(s.event);
+    f.event_sync_id = s.event_sync_id == activity::Sync::kNone ? CUPTI_SYNCHRONIZATION_INVALID_VALUE
+                                                               : s.event_sync_id;
     ok = w.sync(f);
   }
-  if (ok && g_flush_kinds[CUPTI_ACTIVITY_KIND_RUNTIME]) {
+  CUpti_ActivityKind api_kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  uint32_t cbid = sync_cbid(s.kind);
+  named_api(s.api, s.api_domain, api_kind, cbid);
+  if (ok && s.api_record && g_flush_kinds[api_kind]) {
     seer::cupti::ApiFields a{};
-    a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-    a.cbid = sync_cbid(s.kind);
+    a.kind = api_kind;
+    a.cbid = cbid;
     a.process = static_cast<uint32_t>(getpid());
     a.thread = s.thread_id;
     a.correlation = s.correlation;
@@ -283,6 +333,28 @@ bool write_sync(RecordWriter& w, const activity::Sync& s, const Timebase& tb) {
     }
   }
   return ok;
+}
+
+// One graph launch: from its first op's start to its last op's end (none when none was timed).
+bool write_graph(RecordWriter& w, const activity::GraphLaunch& g, uint32_t index,
+                 const std::vector<activity::Op>& ops, const Timebase& tb) {
+  int64_t start = -1;
+  int64_t end = -1;
+  for (const activity::Op& op : ops) {
+    if (op.graph_launch != index || op.start < 0) continue;
+    start = start < 0 ? op.start : std::min(start, op.start);
+    end = std::max(end, op.end);
+  }
+  if (start < 0) return true;
+  seer::cupti::GraphTraceFields f{};
+  f.start = static_cast<uint64_t>(tb.stamp(start));
+  f.end = static_cast<uint64_t>(tb.stamp(end));
+  f.correlation = g.correlation;
+  f.device = static_cast<uint32_t>(g.device);
+  f.graph = g.graph_id;
+  f.context = f.device + 1;
+  f.stream = static_cast<uint32_t>(g.stream);
+  return w.graph_trace(f);
 }
 
 // Writes items [0, n) through `write` (all records of an item or none), handing buffers back
@@ -384,8 +456,12 @@ CUptiResult CUPTIAPI cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrela
 }
 
 CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t) {
-  std::vector<activity::Op> ops = activity::collect();
+  client::Core& core = client::Core::instance();
+  const int64_t entered = core.thread().clock.load(std::memory_order_relaxed);
+  std::vector<activity::GraphLaunch> launches;
+  std::vector<activity::Op> ops = activity::collect(&launches);
   std::vector<activity::Sync> syncs = activity::collect_syncs();
+  const int64_t collected = core.thread().clock.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(g_mu);
   if (getenv("SEER_CUPTI_DEBUG")) {
     size_t timed = 0;
@@ -393,11 +469,31 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t) {
     fprintf(stderr, "[seer cupti] flush: %zu ops, %zu timed, %zu syncs, buffer %p\n", ops.size(),
             timed, syncs.size(), static_cast<void*>(g_buffer));
   }
-  const Timebase tb = ops.empty() && syncs.empty() ? Timebase{} : timebase();
-  write_items(ops.size() + syncs.size(), [&](RecordWriter& w, size_t i) {
-    if (i >= ops.size()) return write_sync(w, syncs[i - ops.size()], tb);
-    // An op the session reported no time for was not simulated: no records.
-    return ops[i].start < 0 || write_op(w, ops[i], tb);
+  // CUPTI's own work costs no virtual time: a flush's overhead is the time it spent waiting for
+  // the devices to finish the ops it reports.
+  const bool overhead = g_flush_kinds[CUPTI_ACTIVITY_KIND_OVERHEAD] && !ops.empty();
+  const bool graphs = g_flush_kinds[CUPTI_ACTIVITY_KIND_GRAPH_TRACE];
+  const size_t n_graphs = graphs ? launches.size() : 0;
+  const size_t n = ops.size() + syncs.size() + n_graphs + (overhead ? 1 : 0);
+  const Timebase tb = n == 0 ? Timebase{} : timebase();
+  write_items(n, [&](RecordWriter& w, size_t i) {
+    if (i < ops.size()) {
+      // An op the session reported no time for was not simulated: no records.
+      return ops[i].start < 0 || write_op(w, ops[i], tb);
+    }
+    i -= ops.size();
+    if (i < syncs.size()) return write_sync(w, syncs[i], tb);
+    i -= syncs.size();
+    if (i < n_graphs) {
+      return write_graph(w, launches[i], static_cast<uint32_t>(i + 1), ops, tb);
+    }
+    seer::cupti::OverheadFields f{};
+    f.kind = CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH;
+    f.start = static_cast<uint64_t>(tb.stamp(entered));
+    f.end = static_cast<uint64_t>(tb.stamp(collected));
+    f.process = static_cast<uint32_t>(getpid());
+    f.thread = static_cast<uint32_t>(gettid());
+    return w.overhead(f);
   });
   // Like CUPTI's forced flush, every buffer goes back (Kineto discards them after a flush);
   // tracing on still needs one held, or Kineto would not flush again.

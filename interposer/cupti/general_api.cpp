@@ -1,24 +1,14 @@
-// CUPTI's general and callback API: version, result strings, subscribers (accepted; Seer calls
-// no callbacks), virtual timestamps, context/device/stream ids.
+// CUPTI's general API: version, result strings, virtual timestamps, context/device/stream ids
+// (the callback API is callback_api.cpp).
 
 #include <cupti.h>
 
 #include <ctime>
-#include <mutex>
-#include <utility>
 
 #include "core.h"
 #include "cuda_state.h"
 
 namespace client = seer::client;
-
-namespace {
-
-int g_subscriber = 0;  // the handle cuptiSubscribe returns (one subscriber, like CUPTI)
-bool g_subscribed = false;
-std::mutex g_mu;
-
-}  // namespace
 
 extern "C" {
 
@@ -51,62 +41,6 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) 
       break;
     default:
       *str = "CUPTI_ERROR_UNKNOWN";
-  }
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc, void*) {
-  if (!subscriber) return CUPTI_ERROR_INVALID_PARAMETER;
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (g_subscribed) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
-  g_subscribed = true;
-  *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber);
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (subscriber != reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber) || !g_subscribed) {
-    return CUPTI_ERROR_INVALID_PARAMETER;
-  }
-  g_subscribed = false;
-  return CUPTI_SUCCESS;
-}
-
-CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t, CUpti_SubscriberHandle subscriber,
-                                         CUpti_CallbackDomain, CUpti_CallbackId) {
-  return subscriber ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
-}
-
-CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t, CUpti_SubscriberHandle subscriber,
-                                       CUpti_CallbackDomain) {
-  return subscriber ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
-}
-
-CUptiResult CUPTIAPI cuptiFinalize(void) { return CUPTI_SUCCESS; }
-
-CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
-                                          const char** name) {
-  if (!name) return CUPTI_ERROR_INVALID_PARAMETER;
-  *name = "unknown";
-  // The calls Seer writes API records for.
-  static const std::pair<uint32_t, const char*> kRuntime[] = {
-      {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel"},
-      {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC"},
-      {CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync"},
-      {CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, "cudaMemsetAsync"},
-      {CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize"},
-      {CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent"},
-      {CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, "cudaEventSynchronize"},
-      {CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize"},
-  };
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    for (const auto& [id, n] : kRuntime) {
-      if (cbid == id) *name = n;
-    }
-  }
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx) {
-    *name = "cuLaunchKernelEx";
   }
   return CUPTI_SUCCESS;
 }

@@ -25,6 +25,12 @@ size_t record_size(CUpti_ActivityKind kind) {
       return align8(sizeof(ExternalRecord));
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
       return align8(sizeof(SyncRecord));
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      return align8(sizeof(CudaEventRecord));
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+      return align8(sizeof(GraphTraceRecord));
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      return align8(sizeof(OverheadRecord));
     default:
       return 0;
   }
@@ -60,6 +66,8 @@ bool RecordWriter::kernel(const KernelFields& f) {
   k->dynamicSharedMemory = f.dynamic_shared;
   k->name = f.name;
   k->channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+  k->graphId = f.graph_id;
+  k->graphNodeId = f.graph_node;
   return true;
 }
 
@@ -134,8 +142,52 @@ bool RecordWriter::sync(const SyncFields& f) {
   s->contextId = f.context;
   s->streamId = f.stream;
   s->cudaEventId = f.event;
-  s->cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  s->cudaEventSyncId = f.event_sync_id;
   s->returnValue = 0;
+  return true;
+}
+
+bool RecordWriter::cuda_event(const CudaEventFields& f) {
+  auto* e = static_cast<CudaEventRecord*>(reserve(CUPTI_ACTIVITY_KIND_CUDA_EVENT));
+  if (!e) return false;
+  e->kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+  e->correlationId = f.correlation;
+  e->contextId = f.context;
+  e->streamId = f.stream;
+  e->eventId = f.event;
+  e->deviceId = f.device;
+  e->deviceTimestamp = f.timestamp;
+  e->cudaEventSyncId = f.sync_id;
+  return true;
+}
+
+bool RecordWriter::graph_trace(const GraphTraceFields& f) {
+  auto* g = static_cast<GraphTraceRecord*>(reserve(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+  if (!g) return false;
+  g->kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  g->correlationId = f.correlation;
+  g->start = f.start;
+  g->end = f.end;
+  g->deviceId = f.device;
+  g->graphId = f.graph;
+  g->contextId = f.context;
+  g->streamId = f.stream;
+  g->endDeviceId = f.device;
+  g->endContextId = f.context;
+  return true;
+}
+
+bool RecordWriter::overhead(const OverheadFields& f) {
+  auto* o = static_cast<OverheadRecord*>(reserve(CUPTI_ACTIVITY_KIND_OVERHEAD));
+  if (!o) return false;
+  o->kind = CUPTI_ACTIVITY_KIND_OVERHEAD;
+  o->overheadKind = f.kind;
+  o->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+  o->objectId.pt.processId = f.process;
+  o->objectId.pt.threadId = f.thread;
+  o->start = f.start;
+  o->end = f.end;
+  o->correlationId = f.correlation;
   return true;
 }
 

@@ -22,6 +22,9 @@ using ApiRecord = CUpti_ActivityAPI;
 using ExternalRecord = CUpti_ActivityExternalCorrelation;
 // Kineto reads the CUpti_ActivitySynchronization prefix; CUPTI 13 writes this longer layout.
 using SyncRecord = CUpti_ActivitySynchronization2;
+using CudaEventRecord = CUpti_ActivityCudaEvent2;
+using GraphTraceRecord = CUpti_ActivityGraphTrace2;
+using OverheadRecord = CUpti_ActivityOverhead3;
 
 // Records sit at 8-byte aligned offsets, each taking its struct's size rounded up to 8.
 size_t record_size(CUpti_ActivityKind kind);
@@ -32,6 +35,8 @@ struct KernelFields {
   uint32_t device, context, stream, correlation;
   int32_t grid[3], block[3];
   int32_t dynamic_shared;
+  uint32_t graph_id;  // 0 unless replayed from a graph
+  uint64_t graph_node;
 };
 struct CopyFields {
   uint64_t start, end, bytes;
@@ -50,6 +55,21 @@ struct SyncFields {
   uint64_t start, end;
   // stream and event: CUPTI_SYNCHRONIZATION_INVALID_VALUE where the call has none.
   uint32_t correlation, context, stream, event;
+  uint64_t event_sync_id;  // CUPTI_SYNCHRONIZATION_INVALID_VALUE unless an event sync or wait
+};
+struct CudaEventFields {
+  uint64_t timestamp;  // when the record completed on the device
+  uint64_t sync_id;
+  uint32_t correlation, context, stream, event, device;
+};
+struct GraphTraceFields {
+  uint64_t start, end;
+  uint32_t correlation, device, graph, context, stream;
+};
+struct OverheadFields {
+  CUpti_ActivityOverheadKind kind;
+  uint64_t start, end;
+  uint32_t process, thread, correlation;
 };
 
 // Appends records to one buffer; each returns false (writing nothing) when it would not fit.
@@ -62,6 +82,9 @@ class RecordWriter {
   bool api(const ApiFields& f);
   bool external(CUpti_ExternalCorrelationKind kind, uint64_t external_id, uint32_t correlation);
   bool sync(const SyncFields& f);
+  bool cuda_event(const CudaEventFields& f);
+  bool graph_trace(const GraphTraceFields& f);
+  bool overhead(const OverheadFields& f);
   size_t used() const { return used_; }
   size_t records() const { return records_; }
 

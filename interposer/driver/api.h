@@ -10,6 +10,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "activity.h"
 #include "core.h"
 #include "cuda_state.h"
 #include "device_memory.h"
@@ -52,8 +53,15 @@ CtxObj* find_context(CUcontext ctx);  // nullptr when not a live context
 
 }  // namespace seer::driver
 
+// CUPTI callback-API subscribers hear of the entry point (client/activity.h: one relaxed load
+// when nobody listens); `func`: a launch's kernel.
+#define SEER_CU_API_SCOPE(func)                                                                 \
+  ::seer::client::activity::ApiScope seer_api_scope_(::seer::client::activity::Domain::kDriver, \
+                                                     __func__, func);
+
 #define SEER_CU_ENTER(cost_field)                                \
   CUresult seer_err_ = CUDA_SUCCESS;                             \
   if (!::seer::driver::ready(seer_err_)) return seer_err_;       \
+  SEER_CU_API_SCOPE(nullptr)                                     \
   ::seer::driver::ApiCall call(::seer::driver::Core::instance(), \
                                ::seer::driver::Core::instance().costs().cost_field());

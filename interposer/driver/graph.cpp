@@ -249,8 +249,12 @@ SEER_CU_API CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g,
   });
 }
 
-SEER_CU_API CUresult cuGraphLaunch(CUgraphExec x, CUstream s) { return launch(x, s, false); }
-SEER_CU_API CUresult cuGraphLaunch_ptsz(CUgraphExec x, CUstream s) { return launch(x, s, true); }
+SEER_CU_API CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
+  SEER_CU_API_SCOPE(nullptr) return launch(x, s, false);
+}
+SEER_CU_API CUresult cuGraphLaunch_ptsz(CUgraphExec x, CUstream s) {
+  SEER_CU_API_SCOPE(nullptr) return launch(x, s, true);
+}
 SEER_CU_API CUresult cuGraphUpload(CUgraphExec x, CUstream s) { return upload(x, s, false); }
 SEER_CU_API CUresult cuGraphUpload_ptsz(CUgraphExec x, CUstream s) { return upload(x, s, true); }
 

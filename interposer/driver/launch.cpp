@@ -73,28 +73,33 @@ CUresult launch_ex(const CUlaunchConfig* c, CUfunction f, bool per_thread, void*
 SEER_CU_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
                                     CUstream stream, void** params, void** /*extra*/) {
+  SEER_CU_API_SCOPE(f)
   return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, false, params);
 }
 
 SEER_CU_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                          unsigned bx, unsigned by, unsigned bz, unsigned shmem,
                                          CUstream stream, void** params, void** /*extra*/) {
+  SEER_CU_API_SCOPE(f)
   return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, true, params);
 }
 
 SEER_CU_API CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params,
                                       void** /*extra*/) {
+  SEER_CU_API_SCOPE(f)
   return launch_ex(config, f, false, params);
 }
 
 SEER_CU_API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f,
                                            void** params, void** /*extra*/) {
+  SEER_CU_API_SCOPE(f)
   return launch_ex(config, f, true, params);
 }
 
 SEER_CU_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                                unsigned bx, unsigned by, unsigned bz,
                                                unsigned shmem, CUstream stream, void** params) {
+  SEER_CU_API_SCOPE(f)
   return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, false, params);
 }
 
@@ -102,6 +107,7 @@ SEER_CU_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, u
                                                     unsigned gz, unsigned bx, unsigned by,
                                                     unsigned bz, unsigned shmem, CUstream stream,
                                                     void** params) {
+  SEER_CU_API_SCOPE(f)
   return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, true, params);
 }
 

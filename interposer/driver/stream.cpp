@@ -103,11 +103,13 @@ SEER_STREAM_PAIR(cuStreamSynchronize, ops::stream_synchronize)
 SEER_STREAM_PAIR(cuStreamQuery, ops::stream_query)
 
 SEER_CU_API CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) {
+  SEER_CU_API_SCOPE(nullptr)
   return with_call(&HC::stream_wait,
                    [&](ThreadState& ts) { return ops::stream_wait_event(ts, s, e, flags, false); });
 }
 
 SEER_CU_API CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned flags) {
+  SEER_CU_API_SCOPE(nullptr)
   return with_call(&HC::stream_wait,
                    [&](ThreadState& ts) { return ops::stream_wait_event(ts, s, e, flags, true); });
 }
@@ -247,12 +249,20 @@ static CUresult record(CUevent e, CUstream s, bool per_thread) {
                    [&](ThreadState& ts) { return ops::event_record(ts, e, s, per_thread); });
 }
 
-SEER_CU_API CUresult cuEventRecord(CUevent e, CUstream s) { return record(e, s, false); }
-SEER_CU_API CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { return record(e, s, true); }
+SEER_CU_API CUresult cuEventRecord(CUevent e, CUstream s) {
+  SEER_CU_API_SCOPE(nullptr)
+  return record(e, s, false);
+}
+SEER_CU_API CUresult cuEventRecord_ptsz(CUevent e, CUstream s) {
+  SEER_CU_API_SCOPE(nullptr)
+  return record(e, s, true);
+}
 SEER_CU_API CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned flags) {
+  SEER_CU_API_SCOPE(nullptr)
   return flags > 1 ? CUDA_ERROR_INVALID_VALUE : record(e, s, false);
 }
 SEER_CU_API CUresult cuEventRecordWithFlags_ptsz(CUevent e, CUstream s, unsigned flags) {
+  SEER_CU_API_SCOPE(nullptr)
   return flags > 1 ? CUDA_ERROR_INVALID_VALUE : record(e, s, true);
 }
 

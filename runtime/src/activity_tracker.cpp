@@ -64,48 +64,56 @@ void ActivityTracker::on_record(int process, const wire::Record& r, bool ok) {
   Process& p = processes_[process];
   StreamOps& s = p.streams[stream];
   ++s.records;
-  if (!op || !ok) return;
-  ++s.ops;
-  if (p.tracked) s.waiting.push_back(s.records);
+  if (!ok) return;
+  Queue* q = op ? &s.ops : r.body_case() == wire::Record::kEventRecord ? &s.events : nullptr;
+  if (!q) return;
+  ++q->submitted;
+  if (p.tracked) q->waiting.push_back(s.records);
 }
 
-void ActivityTracker::scan(const sim::Engine& engine) {
-  const auto& records = engine.records();
+void ActivityTracker::scan(const std::vector<sim::OpRecord>& records, size_t& scanned, Kind kind,
+                           const sim::Engine& engine) {
   const auto& streams = engine.streams();
-  for (; scanned_ < records.size(); ++scanned_) {
-    const sim::OpRecord& rec = records[scanned_];
+  for (; scanned < records.size(); ++scanned) {
+    const sim::OpRecord& rec = records[scanned];
     auto it = processes_.find(rec.process);
     if (it == processes_.end() || !it->second.watched) continue;
     Process& p = it->second;
-    StreamOps& s = p.streams[streams.at(rec.stream).client_id];
-    if (s.skip > 0) {
-      --s.skip;
+    const uint64_t stream = streams.at(rec.stream).client_id;
+    StreamOps& s = p.streams[stream];
+    Queue& q = kind == Kind::kOp ? s.ops : s.events;
+    if (q.skip > 0) {
+      --q.skip;
       continue;
     }
-    if (s.waiting.empty()) continue;
+    if (q.waiting.empty()) continue;
     wire::OpTime t;
-    t.set_stream(streams.at(rec.stream).client_id);
-    t.set_ordinal(s.waiting.front());
+    t.set_stream(stream);
+    t.set_ordinal(q.waiting.front());
     t.set_start(rec.start);
     t.set_end(rec.end);
     set_nccl_choice(rec.desc, t);
-    s.waiting.pop_front();
+    q.waiting.pop_front();
     p.done.push_back(std::move(t));
   }
 }
 
-// Ops submitted before now whose engine records are still to come are not this query's: count
-// them per stream so scan() passes over them.
+// Records submitted before now whose engine records are still to come are not this query's:
+// count them per stream so scan() passes over them.
 void ActivityTracker::start_tracking(int process, Process& p, const sim::Engine& engine) {
-  std::unordered_map<uint64_t, uint64_t> started;
-  const auto& records = engine.records();
+  std::unordered_map<uint64_t, uint64_t> ops_seen, events_seen;
   const auto& streams = engine.streams();
-  for (size_t i = 0; i < scanned_; ++i) {
-    if (records[i].process == process) ++started[streams.at(records[i].stream).client_id];
-  }
+  const auto count = [&](const std::vector<sim::OpRecord>& records, size_t scanned,
+                         std::unordered_map<uint64_t, uint64_t>& seen) {
+    for (size_t i = 0; i < scanned; ++i) {
+      if (records[i].process == process) ++seen[streams.at(records[i].stream).client_id];
+    }
+  };
+  count(engine.records(), scanned_ops_, ops_seen);
+  count(engine.event_records(), scanned_events_, events_seen);
   for (auto& [id, s] : p.streams) {
-    const uint64_t seen = started[id];
-    s.skip = s.ops > seen ? s.ops - seen : 0;
+    s.ops.skip = s.ops.submitted > ops_seen[id] ? s.ops.submitted - ops_seen[id] : 0;
+    s.events.skip = s.events.submitted > events_seen[id] ? s.events.submitted - events_seen[id] : 0;
   }
   p.tracked = true;
   p.watched = true;
@@ -113,13 +121,16 @@ void ActivityTracker::start_tracking(int process, Process& p, const sim::Engine&
 
 std::vector<wire::OpTime> ActivityTracker::query(int process, bool track,
                                                  const sim::Engine& engine) {
-  scan(engine);
+  scan(engine.records(), scanned_ops_, Kind::kOp, engine);
+  scan(engine.event_records(), scanned_events_, Kind::kEvent, engine);
   Process& p = processes_[process];
   if (track && !p.tracked) start_tracking(process, p, engine);
   if (!track) {
     p.tracked = false;
     bool waiting = false;
-    for (const auto& [id, s] : p.streams) waiting = waiting || !s.waiting.empty();
+    for (const auto& [id, s] : p.streams) {
+      waiting = waiting || !s.ops.waiting.empty() || !s.events.waiting.empty();
+    }
     p.watched = waiting;
   }
   std::vector<wire::OpTime> out;

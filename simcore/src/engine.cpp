@@ -271,7 +271,10 @@ void Engine::start(OpId id) {
     op.hbm_rate = d > 0 ? hbm_bytes_of(op, g.spec) / (static_cast<double>(d) * 1e-9) : 0;
   }
   op.end = op.start + d;
-  if (op.desc.kind != OpKind::kEventRecord && op.desc.kind != OpKind::kStreamWait) {
+  if (op.desc.kind == OpKind::kEventRecord) {
+    event_records_.push_back(
+        OpRecord{op.process, op.gpu, op.stream, op.desc, source, op.submit, op.start, op.end, 0});
+  } else if (op.desc.kind != OpKind::kStreamWait) {
     records_.push_back(OpRecord{op.process, op.gpu, op.stream, op.desc, source, op.submit, op.start,
                                 op.end, interference});
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "e2e_util.h"
 #include "torch_util.h"
 
 namespace seer::e2e::torch {
@@ -203,6 +204,52 @@ TEST_F(CuptiTest, NcclKernelsAndSynchronizationsOnTwoRanks) {
     }
     EXPECT_GE(sync_calls, 1);
   }
+}
+
+// A CUDA program using CUPTI directly (programs/cupti_direct.cu): CUDA_EVENT records at the
+// times its own cudaEventElapsedTime measures, synchronization records linked to them, graph
+// replays' kernels with graph and node ids and one GRAPH_TRACE record per launch spanning them,
+// and callback-API enter/exit pairs correlated with the activity records.
+TEST(CuptiDirect, EventsGraphsAndCallbacks) {
+  const std::string exe = seer::e2e::program("cupti_direct");
+  if (!std::filesystem::exists(exe)) GTEST_SKIP() << "not built: " << exe;
+  seer::e2e::TempDir dir;
+  const seer::e2e::Outcome o = seer::e2e::seer_run("dgx-h100", dir.file("out"), {exe});
+  ASSERT_EQ(o.exit_code, 0) << o.describe();
+  // Events: two records, on the program's stream, as far apart as the program measured (its
+  // float milliseconds carry ~7 significant digits).
+  ASSERT_EQ(o.integer("events"), 2) << o.describe();
+  const double program_ns = o.number("program_elapsed_ns");
+  EXPECT_GT(program_ns, 1000.0);
+  // The records' times are the engine's event completions, the same the program's elapsed time
+  // comes from (±1 ns rounding of each timestamp).
+  EXPECT_NEAR(o.number("event_elapsed_ns"), program_ns, 2.0);
+  EXPECT_EQ(o.integer("events_distinct"), 1);
+  EXPECT_EQ(o.integer("events_on_stream"), 1);
+  EXPECT_EQ(o.integer("e1_minus_kernel_end"), 0);
+  EXPECT_EQ(o.integer("e0_le_kernel_start"), 1);
+  EXPECT_EQ(o.integer("event_api_is_record"), 1);
+  // The event sync and the other stream's wait name e1 and link to its record.
+  EXPECT_EQ(o.integer("event_syncs"), 1);
+  EXPECT_EQ(o.integer("stream_waits"), 1);
+  EXPECT_EQ(o.integer("linked_syncs"), 2);
+  // Graphs: 2 launches x 2 nodes; one exec id, two node ids, one correlation per launch.
+  ASSERT_EQ(o.integer("graph_kernels"), 4);
+  EXPECT_EQ(o.integer("graph_nodes"), 2);
+  EXPECT_EQ(o.integer("graph_ids"), 1);
+  EXPECT_EQ(o.integer("graph_correlations"), 2);
+  EXPECT_EQ(o.integer("graph_traces"), 2);
+  EXPECT_EQ(o.integer("graph_spans"), 2);
+  EXPECT_EQ(o.integer("kernels"), 6);
+  EXPECT_GE(o.integer("overheads"), 1);
+  // Callbacks: every enter followed by its exit, same id and correlation, the subscriber's data
+  // kept; both launches named with their kernel and correlated with kernel and API records.
+  EXPECT_GE(o.integer("callback_pairs"), 10);
+  EXPECT_EQ(o.integer("callback_unpaired"), 0);
+  EXPECT_EQ(o.integer("launch_callbacks"), 2);
+  EXPECT_EQ(o.integer("sync_callbacks"), 2);
+  EXPECT_EQ(o.integer("graph_callbacks"), 4);
+  EXPECT_EQ(o.integer("callbacks_after_disable"), 0);
 }
 
 }  // namespace

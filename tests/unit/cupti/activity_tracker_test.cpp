@@ -155,5 +155,55 @@ TEST(ActivityTrackerCollective, ReportsTheNcclModelsChoice) {
   EXPECT_EQ(times[0].channels(), mine->desc.nchannels);
 }
 
+// Event records come back as zero-length items at the time the engine completes them: after the
+// stream's earlier op; a record on another stream that waits for it completes after both.
+TEST_F(ActivityTrackerTest, ReportsEventRecordCompletions) {
+  constexpr uint64_t kOther = 8;
+  EXPECT_TRUE(engine.create_stream(0, kOther, 0, false, false));
+  wire::Record create;
+  create.mutable_stream_create()->set_stream(kOther);
+  tracker.on_record(0, create, true);
+  EXPECT_TRUE(tracker.query(0, true, engine).empty());
+  Launch(0, 100, 4000);  // ordinal 1 on kStream
+  EventRecord(0, 150);   // ordinal 2: completes when the kernel ends
+  wire::Record wait;
+  wait.set_t(160);
+  wait.mutable_stream_wait_event()->set_stream(kOther);
+  wait.mutable_stream_wait_event()->set_event(1);
+  tracker.on_record(0, wait, engine.stream_wait_event(0, kOther, 1, 160));
+  wire::Record rec;
+  rec.set_t(170);
+  rec.mutable_event_record()->set_stream(kOther);
+  rec.mutable_event_record()->set_event(2);
+  tracker.on_record(0, rec, engine.record_event(0, 2, kOther, 170));
+  RunAll();
+  const std::vector<wire::OpTime> times = tracker.query(0, false, engine);
+  ASSERT_EQ(times.size(), 3u);
+  const wire::OpTime* kernel = nullptr;
+  const wire::OpTime* first = nullptr;
+  const wire::OpTime* second = nullptr;
+  for (const wire::OpTime& t : times) {
+    if (t.stream() == kStream && t.ordinal() == 1) kernel = &t;
+    if (t.stream() == kStream && t.ordinal() == 2) first = &t;
+    if (t.stream() == kOther && t.ordinal() == 2) second = &t;
+  }
+  ASSERT_TRUE(kernel && first && second);
+  EXPECT_GT(kernel->end(), 170);
+  EXPECT_EQ(first->start(), first->end());
+  EXPECT_EQ(first->end(), kernel->end());
+  EXPECT_EQ(second->end(), kernel->end());
+}
+
+// An event recorded on an idle stream completes when it was submitted.
+TEST_F(ActivityTrackerTest, EventOnIdleStreamCompletesAtSubmission) {
+  EXPECT_TRUE(tracker.query(0, true, engine).empty());
+  EventRecord(0, 12345);
+  RunAll();
+  const std::vector<wire::OpTime> times = tracker.query(0, false, engine);
+  ASSERT_EQ(times.size(), 1u);
+  EXPECT_EQ(times[0].ordinal(), 1u);
+  EXPECT_EQ(times[0].end(), 12345);
+}
+
 }  // namespace
 }  // namespace seer::rt

@@ -134,7 +134,7 @@ TEST(RecordWriter, CopyMemsetApiAndExternalRecords) {
 TEST(RecordWriter, SynchronizationRecordKinetoCanRead) {
   alignas(8) std::vector<uint8_t> buffer(4096);
   RecordWriter w(buffer.data(), buffer.size());
-  SyncFields f{CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 300, 400, 11, 2, 6, 19};
+  SyncFields f{CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 300, 400, 11, 2, 6, 19, 23};
   ASSERT_TRUE(w.sync(f));
   ApiFields a{CUPTI_ACTIVITY_KIND_RUNTIME,
               CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
@@ -158,8 +158,7 @@ TEST(RecordWriter, SynchronizationRecordKinetoCanRead) {
   EXPECT_EQ(read_at<uint32_t>(r, 28), 2u);   // contextId
   EXPECT_EQ(read_at<uint32_t>(r, 32), 6u);   // streamId
   EXPECT_EQ(read_at<uint32_t>(r, 36), 19u);  // cudaEventId
-  EXPECT_EQ(read_at<uint64_t>(r, offsetof(SyncRecord, cudaEventSyncId)),
-            uint64_t{CUPTI_SYNCHRONIZATION_INVALID_VALUE});
+  EXPECT_EQ(read_at<uint64_t>(r, offsetof(SyncRecord, cudaEventSyncId)), 23u);
   ASSERT_EQ(next_record(buffer.data(), w.used(), &rec), CUPTI_SUCCESS);
   EXPECT_EQ(rec->kind, CUPTI_ACTIVITY_KIND_RUNTIME);
   EXPECT_EQ(next_record(buffer.data(), w.used(), &rec), CUPTI_ERROR_MAX_LIMIT_REACHED);
@@ -174,6 +173,64 @@ TEST(RecordWriter, FullBufferTakesNothing) {
   EXPECT_EQ(w.records(), 1u);
   CUpti_Activity* rec = nullptr;
   EXPECT_EQ(next_record(buffer.data(), 0, &rec), CUPTI_ERROR_MAX_LIMIT_REACHED);
+}
+
+TEST(RecordWriter, EventGraphAndOverheadRecords) {
+  alignas(8) std::vector<uint8_t> buffer(4096);
+  RecordWriter w(buffer.data(), buffer.size());
+  CudaEventFields e{};
+  e.timestamp = 5000;
+  e.sync_id = 77;
+  e.correlation = 9;
+  e.context = 2;
+  e.stream = 13;
+  e.event = 4;
+  e.device = 1;
+  ASSERT_TRUE(w.cuda_event(e));
+  GraphTraceFields g{};
+  g.start = 100;
+  g.end = 900;
+  g.correlation = 10;
+  g.device = 1;
+  g.graph = 3;
+  g.context = 2;
+  g.stream = 13;
+  ASSERT_TRUE(w.graph_trace(g));
+  OverheadFields o{};
+  o.kind = CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH;
+  o.start = 10;
+  o.end = 20;
+  o.process = 7;
+  o.thread = 8;
+  ASSERT_TRUE(w.overhead(o));
+  EXPECT_EQ(w.records(), 3u);
+  CUpti_Activity* rec = nullptr;
+  ASSERT_EQ(next_record(buffer.data(), w.used(), &rec), CUPTI_SUCCESS);
+  ASSERT_EQ(rec->kind, CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+  const auto* ce = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(rec);
+  EXPECT_EQ(ce->deviceTimestamp, 5000u);
+  EXPECT_EQ(ce->cudaEventSyncId, 77u);
+  EXPECT_EQ(ce->correlationId, 9u);
+  EXPECT_EQ(ce->contextId, 2u);
+  EXPECT_EQ(ce->streamId, 13u);
+  EXPECT_EQ(ce->eventId, 4u);
+  EXPECT_EQ(ce->deviceId, 1u);
+  ASSERT_EQ(next_record(buffer.data(), w.used(), &rec), CUPTI_SUCCESS);
+  ASSERT_EQ(rec->kind, CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  const auto* gt = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(rec);
+  EXPECT_EQ(gt->start, 100u);
+  EXPECT_EQ(gt->end, 900u);
+  EXPECT_EQ(gt->graphId, 3u);
+  EXPECT_EQ(gt->streamId, 13u);
+  EXPECT_EQ(gt->correlationId, 10u);
+  ASSERT_EQ(next_record(buffer.data(), w.used(), &rec), CUPTI_SUCCESS);
+  ASSERT_EQ(rec->kind, CUPTI_ACTIVITY_KIND_OVERHEAD);
+  const auto* ov = reinterpret_cast<const CUpti_ActivityOverhead3*>(rec);
+  EXPECT_EQ(ov->overheadKind, CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH);
+  EXPECT_EQ(ov->objectKind, CUPTI_ACTIVITY_OBJECT_THREAD);
+  EXPECT_EQ(ov->objectId.pt.threadId, 8u);
+  EXPECT_EQ(ov->end - ov->start, 10u);
+  EXPECT_EQ(next_record(buffer.data(), w.used(), &rec), CUPTI_ERROR_MAX_LIMIT_REACHED);
 }
 
 }  // namespace

@@ -116,6 +116,9 @@ class Engine {
   Time now() const { return now_; }
 
   const std::vector<OpRecord>& records() const { return records_; }
+  // Every completed event record (cudaEventRecord), in completion order: start = end = the time
+  // the event completes. Kept apart from records(), which the reports read as work.
+  const std::vector<OpRecord>& event_records() const { return event_records_; }
   // Stream names for reports: (process, client stream id) of each engine stream index.
   struct StreamInfo {
     int process;
@@ -274,6 +277,7 @@ class Engine {
   std::vector<WaitGroup> wait_groups_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::vector<OpRecord> records_;
+  std::vector<OpRecord> event_records_;
   std::map<uint64_t, Comm> comms_;
   std::vector<OpColl> colls_;
   std::map<std::pair<uint64_t, uint64_t>, Instance> instances_;
