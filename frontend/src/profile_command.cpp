@@ -58,14 +58,20 @@ Progress progress_of(const std::string& dir) {
   return p;
 }
 
+// `standin`: the NCCL stand-in's path, or empty.
 pid_t start(const std::vector<std::string>& command, const std::string& recorder,
-            const std::string& dir) {
+            const std::string& standin, const std::string& dir) {
   const pid_t pid = ::fork();
   if (pid != 0) return pid;
   ::setenv("CUDA_INJECTION64_PATH", recorder.c_str(), 1);
-  // Preloaded too, so that its cuBLAS and cuDNN wrappers come before those libraries.
+  // Preloaded too, so that its cuBLAS and cuDNN wrappers come before those libraries. The NCCL
+  // stand-in comes first of all: it is the first libnccl.so.2 loaded, which the program's own
+  // dependency on NCCL then names, and its symbols come before any other NCCL's (under `seer
+  // run`, Seer's, preloaded after it).
   const char* preload = std::getenv("LD_PRELOAD");
-  ::setenv("LD_PRELOAD", (preload && *preload ? recorder + ":" + preload : recorder).c_str(), 1);
+  std::string libraries = standin.empty() ? recorder : standin + ":" + recorder;
+  if (preload && *preload) libraries += std::string(":") + preload;
+  ::setenv("LD_PRELOAD", libraries.c_str(), 1);
   ::setenv("SEER_PROFILE_DIR", dir.c_str(), 1);
   if (const std::string cupti = find_cupti();
       !cupti.empty() && !std::getenv("SEER_PROFILE_CUPTI")) {
@@ -137,6 +143,10 @@ ProfileCommand::ProfileCommand(CLI::App& app) {
   profile_->add_option("--gpu-model", gpu_model_,
                        "Catalog GPU the measurements belong to (default: the device's own name)");
   profile_->add_flag("--quiet", quiet_, "No progress line");
+  profile_->add_flag("--nccl-standin", nccl_standin_,
+                     "Give CMD a stand-in NCCL that accepts communicators of any size and "
+                     "completes collectives locally without peers, so that one process profiles "
+                     "one rank (RANK, WORLD_SIZE) of a larger job on this GPU");
   profile_->add_option("command", command_, "The command to profile")->required();
   profile_->positionals_at_end();
 }
@@ -167,6 +177,15 @@ int ProfileCommand::run() {
                  recorder.c_str());
     return 1;
   }
+  std::string standin;
+  if (nccl_standin_) {
+    standin = library_dir() + "/libseer_nccl_standin.so";
+    if (!fs::exists(standin, ec)) {
+      std::fprintf(stderr, "seer profile: the NCCL stand-in %s is missing (a broken install)\n",
+                   standin.c_str());
+      return 1;
+    }
+  }
   std::string dir = (fs::temp_directory_path(ec) / "seer-profile-XXXXXX").string();
   if (!::mkdtemp(dir.data())) {
     std::fprintf(stderr, "seer profile: cannot create a directory for records: %s\n",
@@ -179,7 +198,7 @@ int ProfileCommand::run() {
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGINT, &ignore, &old_int);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
-  const pid_t child = start(command_, recorder, dir);
+  const pid_t child = start(command_, recorder, standin, dir);
   const bool show = !quiet_ && ::isatty(STDERR_FILENO);
   int status = 0;
   while (::waitpid(child, &status, WNOHANG) == 0) {

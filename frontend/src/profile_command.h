@@ -1,6 +1,8 @@
-// `seer profile [--out DB] [--gpu-model NAME] -- CMD ...`: runs CMD on this machine's real GPU with
-// NVIDIA's own libraries, records its kernels, copies and memsets with CUPTI
-// (interposer/profiler), and writes or merges the kernel database (seer/runtime/kernel_db.h).
+// `seer profile [--out DB] [--gpu-model NAME] [--nccl-standin] -- CMD ...`: runs CMD on this
+// machine's real GPU with NVIDIA's own libraries, records its kernels, copies and memsets with
+// CUPTI (interposer/profiler), and writes or merges the kernel database
+// (seer/runtime/kernel_db.h). With --nccl-standin, CMD's NCCL is the stand-in of
+// interposer/nccl_standin: one process profiles one rank of a larger job without its peers.
 // Exit codes: CMD's own when it failed; 2 a usage error; 1 nothing recorded or the database could
 // not be written.
 #pragma once
@@ -25,6 +27,7 @@ class ProfileCommand {
   std::string out_ = "kernels.kdb";
   std::string gpu_model_;
   bool quiet_ = false;
+  bool nccl_standin_ = false;
   std::vector<std::string> command_;
 };
 

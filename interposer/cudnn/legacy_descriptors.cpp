@@ -51,21 +51,6 @@ cudnnStatus_t set_nd(cudnnTensorStruct* t, cudnnDataType_t type, int nb, const i
 
 }  // namespace
 
-namespace seer::cudnn {
-
-const cudnnTensorStruct* set_tensor(const cudnnTensorStruct* t) {
-  return t && !t->dims.empty() ? t : nullptr;
-}
-
-int64_t tensor_bytes(const cudnnTensorStruct* t) {
-  if (!set_tensor(t)) return 0;
-  int64_t n = 1;
-  for (int64_t d : t->dims) n *= d;
-  return n * element_bytes(t->data_type);
-}
-
-}  // namespace seer::cudnn
-
 // ---- tensors
 
 SEER_CUDNN_API cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t* d) {

@@ -9,6 +9,7 @@
 #include "graph_model.h"
 #include "handle.h"
 #include "legacy_descriptors.h"
+#include "legacy_model.h"
 #include "submit.h"
 #include "types.h"
 
@@ -16,41 +17,12 @@ using namespace seer::cudnn;
 
 namespace {
 
-cudnnStatus_t run(cudnnHandle_t handle, const char* api, std::vector<LibraryOp> ops) {
+// Enqueues the op legacy_model.h names for the call.
+cudnnStatus_t run(cudnnHandle_t handle, const std::optional<LibraryOp>& op) {
   cudnnContext* h = live(handle);
   if (!h) return fail(CUDNN_STATUS_BAD_PARAM, "not a live cuDNN handle");
-  for (LibraryOp& op : ops) {
-    if (op.api.empty()) op.api = api;
-  }
-  return enqueue(h->stream, ops);
-}
-
-// One memory-bound op moving `passes` times the bytes of x plus `extra` bytes.
-LibraryOp memory_op(const cudnnTensorStruct* x, double passes, double extra = 0) {
-  LibraryOp op;
-  op.gemm = false;
-  op.dtype = op.compute = dtype_of(x->data_type);
-  op.bytes = passes * static_cast<double>(tensor_bytes(x)) + extra;
-  return op;
-}
-
-double param_bytes(const cudnnTensorStruct* p, int arrays) {
-  return static_cast<double>(arrays) * static_cast<double>(tensor_bytes(p));
-}
-
-// A convolution as an implicit GEMM, from the legacy descriptors.
-std::optional<LibraryOp> conv(ConvPass pass, const cudnnTensorStruct* x, const cudnnFilterStruct* w,
-                              const cudnnConvolutionStruct* c, const cudnnTensorStruct* y) {
-  if (!set_tensor(x) || !set_tensor(y) || !w || w->dims.empty() || !c || c->pads.empty()) {
-    return std::nullopt;
-  }
-  if (x->dims.size() != w->dims.size() || x->dims.size() != y->dims.size() ||
-      c->pads.size() + 2 != x->dims.size()) {
-    return std::nullopt;
-  }
-  const int dtype = dtype_of(pass == ConvPass::kBackwardData ? y->data_type : x->data_type);
-  const int pipe = conv_math_pipe(dtype, c->math != CUDNN_FMA_MATH);
-  return conv_op(pass, x->dims, w->dims, y->dims, pipe, pipe);
+  if (!op) return fail(CUDNN_STATUS_BAD_PARAM, "descriptors not set");
+  return enqueue(h->stream, {*op});
 }
 
 template <typename Perf, typename Algo>
@@ -78,10 +50,7 @@ cudnnStatus_t no_workspace(cudnnHandle_t handle, size_t* size) {
 
 }  // namespace
 
-// ---- batch normalization
-// Training forward: a statistics pass over x, then a pass reading x and writing y (3 x |x|);
-// inference: one pass (2 x |x|); backward: x and dy read by the reduction pass and again by the
-// dx pass, dx written (5 x |x|). Optional z/dz add one pass; per-channel arrays are counted too.
+// ---- batch normalization (the bytes each pass moves: legacy_model.h)
 
 SEER_CUDNN_API cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
     cudnnHandle_t handle, cudnnBatchNormMode_t, cudnnBatchNormOps_t, const cudnnTensorDescriptor_t,
@@ -114,10 +83,7 @@ SEER_CUDNN_API cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
       epsilon < CUDNN_BN_MIN_EPSILON) {
     return fail(CUDNN_STATUS_BAD_PARAM, "cudnnBatchNormalizationForwardTrainingEx: bad argument");
   }
-  const double z_pass = z && set_tensor(z_desc) ? 1 : 0;
-  // scale, bias, running mean and variance read and written, saved mean and inverse std written
-  return run(handle, "cudnnBatchNormalizationForwardTrainingEx",
-             {memory_op(x_desc, 3 + z_pass, param_bytes(param_desc, 8))});
+  return run(handle, legacy::batch_norm_forward_training(x_desc, z ? z_desc : nullptr, param_desc));
 }
 
 SEER_CUDNN_API cudnnStatus_t cudnnBatchNormalizationForwardTraining(
@@ -141,8 +107,7 @@ SEER_CUDNN_API cudnnStatus_t cudnnBatchNormalizationForwardInference(
       epsilon < CUDNN_BN_MIN_EPSILON) {
     return fail(CUDNN_STATUS_BAD_PARAM, "cudnnBatchNormalizationForwardInference: bad argument");
   }
-  return run(handle, "cudnnBatchNormalizationForwardInference",
-             {memory_op(x_desc, 2, param_bytes(param_desc, 4))});
+  return run(handle, legacy::batch_norm_forward_inference(x_desc, param_desc));
 }
 
 SEER_CUDNN_API cudnnStatus_t cudnnBatchNormalizationBackwardEx(
@@ -159,10 +124,7 @@ SEER_CUDNN_API cudnnStatus_t cudnnBatchNormalizationBackwardEx(
       epsilon < CUDNN_BN_MIN_EPSILON) {
     return fail(CUDNN_STATUS_BAD_PARAM, "cudnnBatchNormalizationBackwardEx: bad argument");
   }
-  const double dz_pass = dz && set_tensor(dz_desc) ? 1 : 0;
-  // scale read, saved mean and inverse std read, dscale and dbias written
-  return run(handle, "cudnnBatchNormalizationBackwardEx",
-             {memory_op(x_desc, 5 + dz_pass, param_bytes(param_desc, 5))});
+  return run(handle, legacy::batch_norm_backward(x_desc, dz ? dz_desc : nullptr, param_desc));
 }
 
 SEER_CUDNN_API cudnnStatus_t cudnnBatchNormalizationBackward(
@@ -260,11 +222,11 @@ SEER_CUDNN_API cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const
                                                      cudnnConvolutionFwdAlgo_t, void*, size_t,
                                                      const void* beta,
                                                      const cudnnTensorDescriptor_t y, void*) {
-  std::optional<LibraryOp> op = conv(ConvPass::kForward, x, w, c, y);
+  std::optional<LibraryOp> op = legacy::convolution(ConvPass::kForward, x, w, c, y);
   if (!alpha || !beta || !op) {
     return fail(CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionForward: bad argument");
   }
-  return run(handle, "", {*op});
+  return run(handle, op);
 }
 
 SEER_CUDNN_API cudnnStatus_t cudnnConvolutionBiasActivationForward(
@@ -273,12 +235,11 @@ SEER_CUDNN_API cudnnStatus_t cudnnConvolutionBiasActivationForward(
     cudnnConvolutionFwdAlgo_t, void*, size_t, const void* alpha2, const cudnnTensorDescriptor_t,
     const void*, const cudnnTensorDescriptor_t bias, const void*, const cudnnActivationDescriptor_t,
     const cudnnTensorDescriptor_t y, void*) {
-  std::optional<LibraryOp> op = conv(ConvPass::kForward, x, w, c, y);
+  std::optional<LibraryOp> op = legacy::convolution_bias_activation(x, w, c, y);
   if (!alpha1 || !alpha2 || !set_tensor(bias) || !op) {
     return fail(CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionBiasActivationForward: bad argument");
   }
-  op->api = "cudnn conv fwd+bias+act";
-  return run(handle, "", {*op});
+  return run(handle, op);
 }
 
 SEER_CUDNN_API cudnnStatus_t cudnnConvolutionBackwardData(
@@ -286,11 +247,11 @@ SEER_CUDNN_API cudnnStatus_t cudnnConvolutionBackwardData(
     const cudnnTensorDescriptor_t dy, const void*, const cudnnConvolutionDescriptor_t c,
     cudnnConvolutionBwdDataAlgo_t, void*, size_t, const void* beta,
     const cudnnTensorDescriptor_t dx, void*) {
-  std::optional<LibraryOp> op = conv(ConvPass::kBackwardData, dx, w, c, dy);
+  std::optional<LibraryOp> op = legacy::convolution(ConvPass::kBackwardData, dx, w, c, dy);
   if (!alpha || !beta || !op) {
     return fail(CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionBackwardData: bad argument");
   }
-  return run(handle, "", {*op});
+  return run(handle, op);
 }
 
 SEER_CUDNN_API cudnnStatus_t cudnnConvolutionBackwardFilter(
@@ -298,14 +259,13 @@ SEER_CUDNN_API cudnnStatus_t cudnnConvolutionBackwardFilter(
     const cudnnTensorDescriptor_t dy, const void*, const cudnnConvolutionDescriptor_t c,
     cudnnConvolutionBwdFilterAlgo_t, void*, size_t, const void* beta,
     const cudnnFilterDescriptor_t dw, void*) {
-  std::optional<LibraryOp> op = conv(ConvPass::kBackwardFilter, x, dw, c, dy);
+  std::optional<LibraryOp> op = legacy::convolution(ConvPass::kBackwardFilter, x, dw, c, dy);
   if (!alpha || !beta || !op) {
     return fail(CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionBackwardFilter: bad argument");
   }
-  return run(handle, "", {*op});
+  return run(handle, op);
 }
 
-// db = sum of dy over everything but the channels: dy read, db written.
 SEER_CUDNN_API cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void* alpha,
                                                           const cudnnTensorDescriptor_t dy,
                                                           const void*, const void* beta,
@@ -313,11 +273,9 @@ SEER_CUDNN_API cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, 
   if (!alpha || !beta || !set_tensor(dy) || !set_tensor(db)) {
     return fail(CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionBackwardBias: bad argument");
   }
-  return run(handle, "cudnnConvolutionBackwardBias",
-             {memory_op(dy, 1, static_cast<double>(tensor_bytes(db)))});
+  return run(handle, legacy::convolution_backward_bias(dy, db));
 }
 
-// C = alpha A + beta C: A and C read, C written.
 SEER_CUDNN_API cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha,
                                             const cudnnTensorDescriptor_t a, const void*,
                                             const void* beta, const cudnnTensorDescriptor_t c,
@@ -325,5 +283,5 @@ SEER_CUDNN_API cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* al
   if (!alpha || !beta || !set_tensor(a) || !set_tensor(c)) {
     return fail(CUDNN_STATUS_BAD_PARAM, "cudnnAddTensor: bad argument");
   }
-  return run(handle, "cudnnAddTensor", {memory_op(c, 2, static_cast<double>(tensor_bytes(a)))});
+  return run(handle, legacy::add_tensor(a, c));
 }

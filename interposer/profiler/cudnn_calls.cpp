@@ -5,18 +5,17 @@
 // a CUPTI external correlation id (recorder.h) and calls cuDNN. The session looks cuDNN ops up in
 // the database by that name, not by the kernels cuDNN happens to choose.
 //
-// cuDNN is found at the first call: the next definition (dlsym RTLD_NEXT), else the loaded
-// libcudnn.so.9 itself (a library a framework opened with RTLD_LOCAL is not "next"). Without
-// cuDNN no program calls these.
+// cuDNN is found at the first call (real_cudnn.h). Without cuDNN no program calls these. The
+// legacy API's compute calls are wrapped in cudnn_legacy_calls.cpp.
 
 #include <cudnn.h>
-#include <dlfcn.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "cudnn_shadow.h"
 #include "op_key.h"
+#include "real_cudnn.h"
 #include "recorder.h"
 
 #define SEER_PROFILER_API extern "C" __attribute__((visibility("default")))
@@ -27,9 +26,7 @@ namespace shadow = seer::profiler::cudnn_shadow;
 
 template <typename Fn>
 Fn next(const char* name) {
-  if (void* f = dlsym(RTLD_NEXT, name)) return reinterpret_cast<Fn>(f);
-  void* lib = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
-  return lib ? reinterpret_cast<Fn>(dlsym(lib, name)) : nullptr;
+  return seer::profiler::real_cudnn<Fn>(name);
 }
 
 // Marks one execution of a plan whose ops Seer's cuDNN names.
