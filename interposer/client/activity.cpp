@@ -301,7 +301,7 @@ void set_callback_hooks(const CallbackHooks& hooks) {
 
 void set_callbacks_enabled(bool on) { g_callbacks.store(on); }
 
-void ApiScope::begin(Domain domain, const char* name, const void* func) {
+void ApiScope::begin(Domain domain, const char* name, const void* func, const void* params) {
   active_ = true;
   if (tl_scope_depth++ > 0) return;  // inside another entry point (or a callback's own calls)
   auto resolve = g_resolve.load();
@@ -315,6 +315,7 @@ void ApiScope::begin(Domain domain, const char* name, const void* func) {
   event_.symbol = func ? CudaState::instance().function_name(func) : nullptr;
   event_.correlation = tl_api.correlation;
   event_.correlation_data = &data_;
+  event_.params = params;
   event_.device = ts.device;
   event_.result = &result_;
   error_before_ = ts.last_error;

@@ -179,6 +179,24 @@ class GraphReplay {
 
 // ---- Callback API (cuptiSubscribe) ----
 
+// The parameters of the driver's launch entry points as CUPTI hands them to subscribers
+// (`functionParams`), in the layouts of generated_cuda_meta.h (callback_api.cpp checks them
+// against the header): cuLaunchKernel_params, the same for cuLaunchKernel_ptsz and, less `extra`,
+// cuLaunchCooperativeKernel[_ptsz]; cuLaunchKernelEx_params, the same for its _ptsz form.
+struct LaunchKernelParams {
+  void* f;  // CUfunction
+  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_mem;
+  void* stream;
+  void** kernel_params;
+  void** extra;
+};
+struct LaunchKernelExParams {
+  const void* config;  // const CUlaunchConfig*
+  void* f;
+  void** kernel_params;
+  void** extra;
+};
+
 // What a callback site tells the subscriber.
 struct ApiEvent {
   Domain domain = Domain::kRuntime;
@@ -189,7 +207,7 @@ struct ApiEvent {
   uint32_t correlation = 0;
   uint64_t* correlation_data = nullptr;  // the subscriber's, kept from enter to exit
   int device = 0;
-  const void* params = nullptr;
+  const void* params = nullptr;  // CUPTI's `<entry point>_params`, where the entry point has them
   const void* result = nullptr;  // exit: the call's return value (best effort: 0 or last error)
 };
 // Set by the CUPTI library: resolve answers the callback id of an entry point when the
@@ -208,7 +226,14 @@ void set_callbacks_enabled(bool on);
 class ApiScope {
  public:
   ApiScope(Domain domain, const char* name, const void* func = nullptr) {
-    if (g_callbacks.load(std::memory_order_relaxed)) begin(domain, name, func);
+    if (g_callbacks.load(std::memory_order_relaxed)) begin(domain, name, func, nullptr);
+  }
+  // With the call's parameters for the subscriber (`functionParams`): `params()`, called only
+  // when a subscriber listens, returns them in CUPTI's layout (generated_cuda_meta.h's
+  // `<entry point>_params`), in storage that outlives the scope.
+  template <typename Params>
+  ApiScope(Domain domain, const char* name, const void* func, Params&& params) {
+    if (g_callbacks.load(std::memory_order_relaxed)) begin(domain, name, func, params());
   }
   ~ApiScope() {
     if (active_) end();
@@ -217,7 +242,7 @@ class ApiScope {
   ApiScope& operator=(const ApiScope&) = delete;
 
  private:
-  void begin(Domain domain, const char* name, const void* func);
+  void begin(Domain domain, const char* name, const void* func, const void* params);
   void end();
   bool active_ = false;
   ApiEvent event_;

@@ -8,11 +8,6 @@
 
 #include "triton_ir.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -25,16 +20,9 @@ namespace {
 
 constexpr uint32_t kProgramBit = 1u << 31;
 
-// Inductor's size arguments, in the order the model names them.
-constexpr const char* kSizeNames[] = {"xnumel",   "ynumel",   "znumel",
-                                      "r0_numel", "r1_numel", "rnumel"};
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
+using ttir::scalar_bytes;
+using ttir::split_params;
+using ttir::trim;
 
 bool ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -52,33 +40,6 @@ std::vector<std::string_view> values_in(std::string_view s) {
     i = j - 1;
   }
   return out;
-}
-
-// The parameter list's top-level entries ("%name: type {attrs} loc(...)").
-std::vector<std::string_view> split_params(std::string_view s) {
-  std::vector<std::string_view> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '(' || c == '{' || c == '<' || c == '[') ++depth;
-    if (c == ')' || c == '}' || c == '>' || c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      out.push_back(trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  if (start < s.size()) out.push_back(trim(s.substr(start)));
-  return out;
-}
-
-int scalar_bytes(std::string_view type) {
-  if (type == "i1" || type == "i8" || type == "f8E4M3FN" || type == "f8E5M2") return 1;
-  if (type == "i16" || type == "f16" || type == "bf16") return 2;
-  if (type == "i32" || type == "f32") return 4;
-  if (type == "i64" || type == "f64") return 8;
-  if (type.rfind("f8", 0) == 0) return 1;
-  return 0;
 }
 
 // The dimension an index value's name belongs to, or -1.
@@ -258,44 +219,13 @@ uint64_t trips_of(std::string_view op, const std::unordered_map<std::string, int
 }  // namespace
 
 bool parse_triton_ir(std::string_view text, std::string_view kernel, TritonIr& out) {
-  const std::string head = "tt.func public @" + std::string(kernel) + "(";
-  const size_t f = text.find(head);
-  if (f == std::string_view::npos) return false;
-  // The parameter list ends at the ')' that closes the one after the name.
-  size_t i = f + head.size();
-  int depth = 1;
-  size_t close = i;
-  for (; close < text.size() && depth > 0; ++close) {
-    if (text[close] == '(') ++depth;
-    if (text[close] == ')') --depth;
-  }
-  if (depth != 0) return false;
-  const std::vector<std::string_view> params = split_params(text.substr(i, close - 1 - i));
-
+  TritonSignature sig;
+  if (!parse_triton_signature(text, kernel, sig)) return false;
   out = TritonIr{};
-  std::vector<std::string> dims;
-  std::map<int, std::pair<int, int>> size_at;  // canonical order -> (param index, bytes)
-  for (size_t p = 0; p < params.size(); ++p) {
-    const std::string_view param = params[p];
-    if (param.empty() || param[0] != '%') continue;
-    const size_t colon = param.find(':');
-    if (colon == std::string_view::npos) continue;
-    const std::string_view name = param.substr(1, colon - 1);
-    std::string_view type = trim(param.substr(colon + 1));
-    type = type.substr(0, type.find(' '));
-    for (size_t k = 0; k < std::size(kSizeNames); ++k) {
-      const int bytes = scalar_bytes(type);
-      if (name == kSizeNames[k] && (type == "i32" || type == "i64")) {
-        size_at[static_cast<int>(k)] = {static_cast<int>(p), bytes};
-      }
-    }
-  }
-  for (const auto& [k, at] : size_at) {
-    if (dims.size() >= 4) break;  // the session keeps at most 4 sizes per launch
-    dims.emplace_back(kSizeNames[k]);
-    out.model.add_size_names(kSizeNames[k]);
-    out.size_params.push_back({at.first, at.second});
-  }
+  const std::vector<std::string>& dims = sig.size_names;
+  for (const std::string& d : dims) out.model.add_size_names(d);
+  out.size_params = sig.size_params;
+  const size_t close = sig.body;
   const std::string name(kernel);
   out.model.set_reduction(name.rfind("triton_red_", 0) == 0 || name.rfind("triton_per_", 0) == 0);
 
@@ -439,116 +369,18 @@ bool parse_triton_ir(std::string_view text, std::string_view kernel, TritonIr& o
   return true;
 }
 
-int read_size_args(const TritonIr& ir, void** params, uint64_t* sizes, int max) {
-  if (!params) return 0;
-  int n = 0;
-  for (const TritonIr::SizeParam& p : ir.size_params) {
-    if (n >= max) break;
-    const void* arg = params[p.index];
-    if (!arg) return 0;
-    int64_t v = 0;
-    if (p.bytes == 8) {
-      std::memcpy(&v, arg, 8);
-    } else {
-      int32_t v32 = 0;
-      std::memcpy(&v32, arg, 4);
-      v = v32;
-    }
-    sizes[n++] = v > 0 ? static_cast<uint64_t>(v) : 0;
-  }
-  return n;
-}
-
-namespace {
-
-bool read_file(const std::string& path, std::string& out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  out.clear();
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return true;
-}
-
-std::string directory_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-// Triton's cache roots: TRITON_CACHE_DIR, ~/.triton/cache, and Inductor's per-device caches.
-std::vector<std::string> cache_roots() {
-  std::vector<std::string> roots;
-  if (const char* d = std::getenv("TRITON_CACHE_DIR"); d && *d) roots.emplace_back(d);
-  if (const char* h = std::getenv("HOME"); h && *h)
-    roots.push_back(std::string(h) + "/.triton/cache");
-  std::string inductor;
-  if (const char* d = std::getenv("TORCHINDUCTOR_CACHE_DIR"); d && *d) {
-    inductor = d;
-  } else if (const char* u = std::getenv("USER"); u && *u) {
-    inductor = std::string("/tmp/torchinductor_") + u;
-  } else {
-    inductor = "/tmp/torchinductor_root";
-  }
-  const std::string triton_dir = inductor + "/triton";
-  if (DIR* dir = ::opendir(triton_dir.c_str())) {
-    while (dirent* e = ::readdir(dir)) {
-      if (e->d_name[0] != '.') roots.push_back(triton_dir + "/" + e->d_name);
-    }
-    ::closedir(dir);
-  }
-  return roots;
-}
-
-// The cache entry directory whose `<kernel>.cubin` holds exactly `image`.
-std::string find_cache_entry(const std::string& kernel, const void* image, size_t bytes) {
-  std::string content;
-  for (const std::string& root : cache_roots()) {
-    DIR* dir = ::opendir(root.c_str());
-    if (!dir) continue;
-    std::string found;
-    while (dirent* e = ::readdir(dir)) {
-      if (e->d_name[0] == '.') continue;
-      const std::string entry = root + "/" + e->d_name;
-      const std::string cubin = entry + "/" + kernel + ".cubin";
-      struct stat st {};
-      if (::stat(cubin.c_str(), &st) != 0) continue;
-      if (bytes && static_cast<size_t>(st.st_size) != bytes) continue;
-      if (!read_file(cubin, content) || content.size() < 64) continue;
-      if (std::memcmp(content.data(), image, bytes ? bytes : content.size()) == 0) {
-        found = entry;
-        break;
-      }
-    }
-    ::closedir(dir);
-    if (!found.empty()) return found;
-  }
-  return {};
-}
-
-}  // namespace
-
 const TritonIr* find_triton_ir(const std::string& kernel, const std::string& module_path,
                                const void* image, size_t image_bytes) {
   static std::mutex mu;
   static auto* by_entry = new std::map<std::string, std::unique_ptr<TritonIr>>();
-  std::string dir;
-  if (!module_path.empty()) {
-    dir = directory_of(module_path);
-  } else if (image && image_bytes) {
-    dir = find_cache_entry(kernel, image, image_bytes);
-  }
+  const std::string dir = triton_cache_entry(kernel, module_path, image, image_bytes);
   if (dir.empty()) return nullptr;
   const std::string key = dir + "/" + kernel;
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = by_entry->find(key); it != by_entry->end()) return it->second.get();
   std::string text;
   auto ir = std::make_unique<TritonIr>();
-  if (!read_file(dir + "/" + kernel + ".ttir", text) || !parse_triton_ir(text, kernel, *ir)) {
+  if (!read_text_file(dir + "/" + kernel + ".ttir", text) || !parse_triton_ir(text, kernel, *ir)) {
     by_entry->emplace(key, nullptr);
     return nullptr;
   }

@@ -12,30 +12,28 @@
 #include <string_view>
 #include <vector>
 
+#include "triton_sizes.h"
 #include "wire.pb.h"
 
 namespace seer::client {
 
 struct TritonIr {
   wire::TritonKernel model;  // as the session receives it at registration
-  struct SizeParam {
-    int index = 0;  // position in the kernel's parameter list (the launch's kernelParams)
-    int bytes = 4;  // i32 or i64
-  };
+  using SizeParam = TritonSizeParam;
   std::vector<SizeParam> size_params;  // parallel to model.size_names()
 };
 
 // Parses the TTIR text of the module holding `kernel`. False when it has no such function.
 bool parse_triton_ir(std::string_view text, std::string_view kernel, TritonIr& out);
 
-// The TTIR of a Triton kernel, or nullptr when none is found. `module_path` is the file a module
-// was loaded from (empty for an image in memory): its directory is Triton's cache entry. For an
-// image in memory, Triton's cache directories are searched for `<kernel>.cubin` with the same
-// bytes. The result lives for the process.
+// The TTIR of a Triton kernel, or nullptr when none is found (the cache entry as
+// triton_cache_entry finds it). The result lives for the process.
 const TritonIr* find_triton_ir(const std::string& kernel, const std::string& module_path,
                                const void* image, size_t image_bytes);
 
 // Copies the launch's size arguments into `sizes` (at most `max`); returns how many.
-int read_size_args(const TritonIr& ir, void** params, uint64_t* sizes, int max);
+inline int read_size_args(const TritonIr& ir, void** params, uint64_t* sizes, int max) {
+  return read_size_args(ir.size_params, params, sizes, max);
+}
 
 }  // namespace seer::client

@@ -1,11 +1,13 @@
 // CUPTI's callback API: one subscriber (like CUPTI without cuptiSubscribe_v2's sharing) whose
 // callback the CUDA front-ends' entry points call at API enter and exit (client/activity.h,
 // ApiScope), with the correlation id the activity records of the call carry. Domains: runtime
-// and driver API; the others are accepted and never called.
+// and driver API; the others are accepted and never called. Driver launches give their
+// parameters (functionParams) in CUPTI's layouts, checked here against generated_cuda_meta.h.
 
-#include <cupti.h>
+#include <cupti.h>  // and generated_cuda_meta.h
 
 #include <array>
+#include <cstddef>
 #include <mutex>
 #include <unordered_set>
 #include <utility>
@@ -14,6 +16,32 @@
 #include "cbid_table.h"
 
 namespace activity = seer::client::activity;
+
+// The driver front-end fills activity::Launch*Params (it cannot include generated_cuda_meta.h,
+// which needs the deprecated types cuda.h hides from the library that defines the API).
+#define SEER_SAME_FIELD(ours, theirs, a, b) \
+  static_assert(offsetof(ours, a) == offsetof(theirs, b) && sizeof(ours::a) == sizeof(theirs::b))
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchKernel_params, f, f);
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchKernel_params, grid_x, gridDimX);
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchKernel_params, block_z, blockDimZ);
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchKernel_params, shared_mem, sharedMemBytes);
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchKernel_params, stream, hStream);
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchKernel_params, kernel_params, kernelParams);
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchKernel_params, extra, extra);
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchKernel_ptsz_params, extra, extra);
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchCooperativeKernel_params, kernel_params,
+                kernelParams);
+SEER_SAME_FIELD(activity::LaunchKernelParams, cuLaunchCooperativeKernel_ptsz_params, kernel_params,
+                kernelParams);
+SEER_SAME_FIELD(activity::LaunchKernelExParams, cuLaunchKernelEx_params, config, config);
+SEER_SAME_FIELD(activity::LaunchKernelExParams, cuLaunchKernelEx_params, f, f);
+SEER_SAME_FIELD(activity::LaunchKernelExParams, cuLaunchKernelEx_params, kernel_params,
+                kernelParams);
+SEER_SAME_FIELD(activity::LaunchKernelExParams, cuLaunchKernelEx_params, extra, extra);
+SEER_SAME_FIELD(activity::LaunchKernelExParams, cuLaunchKernelEx_ptsz_params, extra, extra);
+static_assert(sizeof(activity::LaunchKernelParams) == sizeof(cuLaunchKernel_params));
+static_assert(sizeof(activity::LaunchKernelExParams) == sizeof(cuLaunchKernelEx_params));
+#undef SEER_SAME_FIELD
 
 namespace {
 

@@ -70,36 +70,50 @@ CUresult launch_ex(const CUlaunchConfig* c, CUfunction f, bool per_thread, void*
 
 }  // namespace
 
+// A launch's entry point with its parameters for CUPTI subscribers (`functionParams`, in
+// generated_cuda_meta.h's `<entry point>_params` layout, client/activity.h): filled only when one
+// listens, so the cost without one stays one relaxed load.
+#define SEER_CU_LAUNCH_SCOPE(type, f, ...)                                           \
+  ::seer::client::activity::type seer_params_;                                       \
+  ::seer::client::activity::ApiScope seer_api_scope_(                                \
+      ::seer::client::activity::Domain::kDriver, __func__, f, [&]() -> const void* { \
+        seer_params_ = ::seer::client::activity::type{__VA_ARGS__};                  \
+        return &seer_params_;                                                        \
+      });
+
 SEER_CU_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
-                                    CUstream stream, void** params, void** /*extra*/) {
-  SEER_CU_API_SCOPE(f)
+                                    CUstream stream, void** params, void** extra) {
+  SEER_CU_LAUNCH_SCOPE(LaunchKernelParams, f, f, gx, gy, gz, bx, by, bz, shmem, stream, params,
+                       extra)
   return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, false, params);
 }
 
 SEER_CU_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                          unsigned bx, unsigned by, unsigned bz, unsigned shmem,
-                                         CUstream stream, void** params, void** /*extra*/) {
-  SEER_CU_API_SCOPE(f)
+                                         CUstream stream, void** params, void** extra) {
+  SEER_CU_LAUNCH_SCOPE(LaunchKernelParams, f, f, gx, gy, gz, bx, by, bz, shmem, stream, params,
+                       extra)
   return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, true, params);
 }
 
 SEER_CU_API CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params,
-                                      void** /*extra*/) {
-  SEER_CU_API_SCOPE(f)
+                                      void** extra) {
+  SEER_CU_LAUNCH_SCOPE(LaunchKernelExParams, f, config, f, params, extra)
   return launch_ex(config, f, false, params);
 }
 
 SEER_CU_API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f,
-                                           void** params, void** /*extra*/) {
-  SEER_CU_API_SCOPE(f)
+                                           void** params, void** extra) {
+  SEER_CU_LAUNCH_SCOPE(LaunchKernelExParams, f, config, f, params, extra)
   return launch_ex(config, f, true, params);
 }
 
 SEER_CU_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                                unsigned bx, unsigned by, unsigned bz,
                                                unsigned shmem, CUstream stream, void** params) {
-  SEER_CU_API_SCOPE(f)
+  SEER_CU_LAUNCH_SCOPE(LaunchKernelParams, f, f, gx, gy, gz, bx, by, bz, shmem, stream, params,
+                       nullptr)
   return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, false, params);
 }
 
@@ -107,7 +121,8 @@ SEER_CU_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, u
                                                     unsigned gz, unsigned bx, unsigned by,
                                                     unsigned bz, unsigned shmem, CUstream stream,
                                                     void** params) {
-  SEER_CU_API_SCOPE(f)
+  SEER_CU_LAUNCH_SCOPE(LaunchKernelParams, f, f, gx, gy, gz, bx, by, bz, shmem, stream, params,
+                       nullptr)
   return launch(f, {{gx, gy, gz}, {bx, by, bz}, shmem}, stream, true, params);
 }
 

@@ -225,6 +225,7 @@ int start() {
     g_cupti = c;
     std::atexit(finish);
     g_active.store(true, std::memory_order_release);
+    seer::profiler::start_triton_launches(lib);
     result = 1;
   });
   return result;
@@ -253,20 +254,44 @@ uint64_t begin_library_call(const std::vector<LibraryOpName>& ops) {
   return id;
 }
 
+}  // namespace seer::profiler
+
+namespace {
+
+// Writes an `args` line under a new id (g_mu held); 0 when not recording.
+uint64_t write_args_locked(const uint64_t* values, int n) {
+  if (!g_out) return 0;
+  const uint64_t id = g_next_library_call.fetch_add(1, std::memory_order_relaxed);
+  std::fprintf(g_out, "args\t%llu\t", static_cast<unsigned long long>(id));
+  for (int i = 0; i < n; ++i) {
+    std::fprintf(g_out, i ? " %llu" : "%llu", static_cast<unsigned long long>(values[i]));
+  }
+  std::fputc('\n', g_out);
+  return id;
+}
+
+}  // namespace
+
+namespace seer::profiler {
+
 uint64_t begin_launch_args(const uint64_t* values, int n) {
   if (n <= 0 || !g_active.load(std::memory_order_acquire)) return 0;
-  const uint64_t id = g_next_library_call.fetch_add(1, std::memory_order_relaxed);
+  uint64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    if (!g_out) return 0;
-    std::fprintf(g_out, "args\t%llu\t", static_cast<unsigned long long>(id));
-    for (int i = 0; i < n; ++i) {
-      std::fprintf(g_out, i ? " %llu" : "%llu", static_cast<unsigned long long>(values[i]));
-    }
-    std::fputc('\n', g_out);
+    id = write_args_locked(values, n);
   }
-  g_cupti.push_external(kLibraryKind, id);
+  if (id) g_cupti.push_external(kLibraryKind, id);
   return id;
+}
+
+void record_launch_sizes(uint32_t correlation, const uint64_t* values, int n) {
+  if (n <= 0 || !g_active.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  // The correlation id is known at the launch: no external id need be pushed around it.
+  if (const uint64_t id = write_args_locked(values, n)) {
+    std::fprintf(g_out, "external\t%llu\t%u\n", static_cast<unsigned long long>(id), correlation);
+  }
 }
 
 void end_library_call(uint64_t id) {

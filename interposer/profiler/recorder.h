@@ -22,5 +22,12 @@ uint64_t begin_library_call(const std::vector<LibraryOpName>& ops);
 // recording or `n` is 0. Ended by end_library_call.
 uint64_t begin_launch_args(const uint64_t* values, int n);
 void end_library_call(uint64_t id);
+// Writes the size arguments of the launch whose kernel's activity record carries the CUPTI
+// correlation id `correlation` (an `args` line and its `external` line). Nothing when `n` is 0.
+void record_launch_sizes(uint32_t correlation, const uint64_t* values, int n);
+
+// Subscribes to CUPTI's callback API (`cupti`: the library's dlopen handle) to hear Triton's
+// launches (triton_launches.cpp); says so on stderr when CUPTI refuses.
+void start_triton_launches(void* cupti);
 
 }  // namespace seer::profiler
