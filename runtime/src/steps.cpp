@@ -99,92 +99,132 @@ double gap_mismatches(const std::vector<int64_t>& gaps, size_t from, size_t peri
   return compared == 0 ? 0.0 : static_cast<double>(differ) / static_cast<double>(compared);
 }
 
-// A key period longer than one collective whose intervals repeat but for this share is a step
-// whose host work varies (the optimizer and logging between TorchTitan's steps: 7 of 105
-// intervals off by 3-48 %). Half of such a step would leave half its intervals unmatched.
-constexpr double kNoisyGapShare = 0.10;
+// A key period longer than one collective whose intervals repeat but for less than this share is a
+// step whose host work varies (the optimizer and logging between TorchTitan's steps: 7 of 105
+// intervals off by 3-48 % on a quiet machine, 22-39 % off by more than 2 % on a busy one, host
+// time being measured). Beyond it, the timing says nothing.
+constexpr double kMaxNoisyGapShare = 0.5;
 
-// Per process, a step is one period of its collective sequence: the shortest period over which
-// both the sequence (operation, size, communicator) and the intervals between the collectives'
-// starts repeat, three times or more, over at least half of the sequence (a period of several
-// distinct collectives may let kNoisyGapShare of its intervals vary). Several identical
-// collectives per step (gradient buckets) are told apart by their timing; the step starts after the
-// longest interval of the period.
+struct CollectiveEntry {
+  int64_t submit;
+  int64_t start;
+  std::tuple<int, uint64_t, uint64_t> key;  // kind, bytes, comm
+};
+
+// The steps of one sequence of collectives in submission order: one period of it, the shortest
+// over which both the sequence (operation, size, communicator) and the intervals between the
+// collectives' starts repeat, three times or more, over at least half of the sequence (a period of
+// several distinct collectives may let kMaxNoisyGapShare of its intervals vary). Several identical
+// collectives per step (gradient buckets) are told apart by their timing; the step starts after
+// the longest interval of the period. Empty when nothing repeats.
+std::vector<Span> periodic_steps(const std::vector<CollectiveEntry>& seq, size_t& period_out) {
+  const size_t n = seq.size();
+  std::vector<int64_t> gaps(n, 0);
+  for (size_t i = 1; i < n; ++i) gaps[i] = seq[i].start - seq[i - 1].start;
+  for (size_t base = 1; base * 3 <= n; ++base) {
+    size_t offset = 0;  // the repeating part starts after the last mismatch
+    for (size_t i = n - base; i-- > 0;) {
+      if (seq[i].key != seq[i + base].key) {
+        offset = i + 1;
+        break;
+      }
+    }
+    // A training loop repeats through most of the run; a sweep (a benchmark's growing sizes)
+    // only repeats at its end, which is no step.
+    if ((n - offset) / base < 3 || 2 * (n - offset) < n) continue;
+    size_t period = 0;
+    for (size_t p = base; (n - offset) / p >= 3; p += base) {
+      if (gap_mismatches(gaps, offset + 1, p) == 0) {
+        period = p;
+        break;
+      }
+    }
+    // The collectives alone repeat with no shorter period: the step needs no timing to tell
+    // identical collectives apart, so timing noise may be let through, up to half the intervals
+    // (host time measured on a busy machine moves every interval by a few percent: 22-39 % of
+    // TorchTitan's were off by more than 2 % on each rank). A multiple is never taken on noisy
+    // timing: noise can make one look better on some ranks and not others.
+    if (period == 0 && base > 1 && gap_mismatches(gaps, offset + 1, base) <= kMaxNoisyGapShare) {
+      period = base;
+    }
+    if (period == 0) continue;
+    size_t phase = 0;
+    int64_t best = -1;
+    for (size_t f = 0; f < period; ++f) {
+      int64_t sum = 0;
+      int count = 0;
+      for (size_t i = offset + period + f; i < n; i += period) {
+        sum += gaps[i];
+        ++count;
+      }
+      if (count > 0 && sum / count > best) {
+        best = sum / count;
+        phase = f;
+      }
+    }
+    std::vector<Span> spans;
+    for (size_t i = offset + phase; i + period < n; i += period) {
+      spans.push_back({seq[i].start, seq[i + period].start});
+    }
+    if (spans.empty()) continue;
+    period_out = period;
+    return spans;
+  }
+  return {};
+}
+
+// Per process, the steps of its collective sequence (periodic_steps) on its first GPU. Where
+// collectives run on several streams (FSDP's all-gathers and reduce-scatters), how the streams'
+// submissions interleave can differ from step to step (threads, host timing), and the merged
+// sequence need not repeat: then each stream's own sequence, FIFO in program order, is tried,
+// the busiest first.
 std::map<int, std::vector<Span>> collective_steps(const sim::Engine& engine, std::string& label) {
-  struct Entry {
-    int64_t submit;
-    int64_t start;
-    std::tuple<int, uint64_t, uint64_t> key;  // kind, bytes, comm
-  };
   std::map<int, int> first_gpu;
   for (const sim::OpRecord& r : engine.records()) {
     if (r.desc.kind != sim::OpKind::kCollective) continue;
     auto [it, fresh] = first_gpu.try_emplace(r.process, r.gpu);
     if (!fresh) it->second = std::min(it->second, r.gpu);
   }
-  std::map<int, std::vector<Entry>> seqs;
+  std::map<int, std::vector<CollectiveEntry>> seqs;
+  std::map<int, std::map<uint32_t, std::vector<CollectiveEntry>>> by_stream;
   for (const sim::OpRecord& r : engine.records()) {
     if (r.desc.kind != sim::OpKind::kCollective || r.gpu != first_gpu[r.process]) continue;
-    seqs[r.process].push_back(
-        {r.submit, r.start, {static_cast<int>(r.desc.coll), r.desc.bytes, r.desc.comm}});
+    const CollectiveEntry e{
+        r.submit, r.start, {static_cast<int>(r.desc.coll), r.desc.bytes, r.desc.comm}};
+    seqs[r.process].push_back(e);
+    by_stream[r.process][r.stream].push_back(e);
   }
+  const auto in_order = [](std::vector<CollectiveEntry>& seq) {
+    std::stable_sort(seq.begin(), seq.end(),
+                     [](const CollectiveEntry& a, const CollectiveEntry& b) {
+                       return std::tie(a.submit, a.start) < std::tie(b.submit, b.start);
+                     });
+  };
   std::map<int, std::vector<Span>> out;
   for (auto& [process, seq] : seqs) {
-    std::stable_sort(seq.begin(), seq.end(), [](const Entry& a, const Entry& b) {
-      return std::tie(a.submit, a.start) < std::tie(b.submit, b.start);
-    });
-    const size_t n = seq.size();
-    std::vector<int64_t> gaps(n, 0);
-    for (size_t i = 1; i < n; ++i) gaps[i] = seq[i].start - seq[i - 1].start;
-    for (size_t base = 1; base * 3 <= n; ++base) {
-      size_t offset = 0;  // the repeating part starts after the last mismatch
-      for (size_t i = n - base; i-- > 0;) {
-        if (seq[i].key != seq[i + base].key) {
-          offset = i + 1;
+    in_order(seq);
+    size_t period = 0;
+    std::vector<Span> spans = periodic_steps(seq, period);
+    bool one_stream = false;
+    if (spans.empty() && by_stream[process].size() > 1) {
+      std::vector<std::vector<CollectiveEntry>*> streams;
+      for (auto& [stream, s] : by_stream[process]) streams.push_back(&s);
+      std::stable_sort(streams.begin(), streams.end(),
+                       [](const auto* a, const auto* b) { return a->size() > b->size(); });
+      for (std::vector<CollectiveEntry>* s : streams) {
+        in_order(*s);
+        spans = periodic_steps(*s, period);
+        if (!spans.empty()) {
+          one_stream = true;
           break;
         }
       }
-      // A training loop repeats through most of the run; a sweep (a benchmark's growing sizes)
-      // only repeats at its end, which is no step.
-      if ((n - offset) / base < 3 || 2 * (n - offset) < n) continue;
-      size_t period = 0;
-      for (size_t p = base; (n - offset) / p >= 3; p += base) {
-        if (gap_mismatches(gaps, offset + 1, p) == 0) {
-          period = p;
-          break;
-        }
-      }
-      // The collectives alone repeat with no shorter period: the step needs no timing to tell
-      // identical collectives apart, so timing noise at the step's edge may be let through.
-      if (period == 0 && base > 1 && gap_mismatches(gaps, offset + 1, base) <= kNoisyGapShare) {
-        period = base;
-      }
-      if (period == 0) continue;
-      // The step starts at the collective after the period's longest interval.
-      size_t phase = 0;
-      int64_t best = -1;
-      for (size_t f = 0; f < period; ++f) {
-        int64_t sum = 0;
-        int count = 0;
-        for (size_t i = offset + period + f; i < n; i += period) {
-          sum += gaps[i];
-          ++count;
-        }
-        if (count > 0 && sum / count > best) {
-          best = sum / count;
-          phase = f;
-        }
-      }
-      std::vector<Span> spans;
-      for (size_t i = offset + phase; i + period < n; i += period) {
-        spans.push_back({seq[i].start, seq[i + period].start});
-      }
-      if (spans.empty()) continue;
-      out[process] = std::move(spans);
-      if (label.empty()) {
-        label = std::to_string(period) + " collective" + (period > 1 ? "s" : "") + " per step";
-      }
-      break;
+    }
+    if (spans.empty()) continue;
+    out[process] = std::move(spans);
+    if (label.empty()) {
+      label = std::to_string(period) + " collective" + (period > 1 ? "s" : "") + " per step" +
+              (one_stream ? " on one stream" : "");
     }
   }
   return out;

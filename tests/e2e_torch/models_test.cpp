@@ -93,5 +93,24 @@ TEST_F(StepDetection, StepsFromCollectivesDespiteVaryingHostWorkBetweenThem) {
   EXPECT_GE(st.value("count", 0), 5) << st.dump(2);
 }
 
+// FSDP's case: collectives on two streams whose submissions interleave differently from step to
+// step, host work varying between them: the steps come from the busier stream's own sequence.
+TEST_F(StepDetection, StepsFromOneStreamWhenStreamsInterleaveDifferently) {
+  TempDir out;
+  const Outcome o =
+      seer_torch("dgx-h100", out.path(), torchrun(2, program("interleaved_steps.py")));
+  ASSERT_EQ(o.exit_code, 0) << o.describe();
+  ASSERT_EQ(o.integer("steps"), 8);
+  const nlohmann::json st = read_json(out.file("summary.json"))["steps"];
+  EXPECT_EQ(st.value("source", ""), "collectives") << st.dump(2);
+  // The busier stream's intervals vary too much from step to step (the other stream's
+  // submissions land between different pairs); the other stream's two repeat.
+  EXPECT_EQ(st.value("label", ""), "2 collectives per step on one stream") << st.dump(2);
+  EXPECT_EQ(st.value("count", 0), 7) << st.dump(2);
+  // One step per period: the program's own mean step (its virtual host clock, steps 2-8; the
+  // report's steps start at a collective whose place in the step moves by one launch).
+  EXPECT_NEAR(st.value("mean_ns", 0.0) / 1e6, o.number("step_ms"), 0.03 * o.number("step_ms"));
+}
+
 }  // namespace
 }  // namespace seer::e2e::torch
