@@ -45,29 +45,6 @@ void forget(Comm* c) {
 int& group_depth() { return tl_depth; }
 std::vector<Deferred>& deferred() { return tl_deferred; }
 
-int type_bytes(ncclDataType_t t) {
-  switch (t) {
-    case ncclInt8:
-    case ncclUint8:
-    case ncclFloat8e4m3:
-    case ncclFloat8e5m2:
-      return 1;
-    case ncclFloat16:
-    case ncclBfloat16:
-      return 2;
-    case ncclInt32:
-    case ncclUint32:
-    case ncclFloat32:
-      return 4;
-    case ncclInt64:
-    case ncclUint64:
-    case ncclFloat64:
-      return 8;
-    default:
-      return 0;
-  }
-}
-
 const char* error_string(ncclResult_t r) {
   switch (r) {
     case ncclSuccess:

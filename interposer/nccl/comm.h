@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core.h"
+#include "datatype_bytes.h"
 
 namespace seer::nccl {
 
@@ -56,7 +57,7 @@ void remember_premul_scalar(ncclRedOp_t op, const void* scalar, ncclDataType_t t
                             ncclScalarResidence_t residence);
 std::string premul_scalar(int op, ncclDataType_t type);
 
-int type_bytes(ncclDataType_t t);
+inline int type_bytes(ncclDataType_t t) { return static_cast<int>(datatype_bytes(t)); }
 const char* error_string(ncclResult_t r);
 
 }  // namespace seer::nccl

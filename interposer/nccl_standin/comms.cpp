@@ -65,29 +65,6 @@ ncclResult_t local_copy(void* dst, const void* src, size_t bytes, cudaStream_t s
   return ncclSuccess;
 }
 
-size_t type_bytes(ncclDataType_t type) {
-  switch (type) {
-    case ncclInt8:
-    case ncclUint8:
-    case ncclFloat8e4m3:
-    case ncclFloat8e5m2:
-      return 1;
-    case ncclFloat16:
-    case ncclBfloat16:
-      return 2;
-    case ncclInt32:
-    case ncclUint32:
-    case ncclFloat32:
-      return 4;
-    case ncclInt64:
-    case ncclUint64:
-    case ncclFloat64:
-      return 8;
-    default:
-      return 0;
-  }
-}
-
 }  // namespace seer::nccl_standin
 
 using namespace seer::nccl_standin;

@@ -5,6 +5,8 @@
 #include <cuda.h>
 #include <nccl.h>
 
+#include "../nccl/datatype_bytes.h"
+
 struct ncclComm {
   int nranks = 1;
   int rank = 0;
@@ -29,6 +31,6 @@ int current_device();
 ncclResult_t local_copy(void* dst, const void* src, size_t bytes, cudaStream_t stream);
 
 // The size of one element of `type`, 0 for an unknown type.
-size_t type_bytes(ncclDataType_t type);
+inline size_t type_bytes(ncclDataType_t type) { return nccl::datatype_bytes(type); }
 
 }  // namespace seer::nccl_standin
