@@ -518,8 +518,17 @@ wire::Answer Core::request(ThreadState& ts, wire::Request& r) {
   }
   wire::Answer a = wait_answer(r.id());
   if (query) ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
+  acknowledge();
   if (!modeled()) ts.cpu_mark = thread_cpu_ns();
   return a;
+}
+
+// The session holds its time at an answered thread's until the process acknowledges the answer
+// (with a promise that counts the thread running again). The answered thread does it at once:
+// waking the flusher for it costs two context switches, one write does it.
+void Core::acknowledge() {
+  std::lock_guard<std::mutex> lock(batch_mu_);
+  if (answers_received_ != last_answers_sent_) flush_locked(nullptr);
 }
 
 uint64_t Core::send_async(ThreadState& ts, wire::Request& r) {
@@ -549,6 +558,7 @@ wire::Answer Core::wait_async(ThreadState& ts, uint64_t id) {
   if (a.t() > ts.clock.load(std::memory_order_relaxed)) {
     ts.clock.store(a.t(), std::memory_order_relaxed);
   }
+  acknowledge();
   ts.mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
   return a;
 }
@@ -598,27 +608,29 @@ wire::Answer Core::wait_answer(uint64_t id) {
 // buffered once read_mu_ is released, since readers only wait for the socket.
 void Core::read_one_message() {
   bool corrupt = false;
-  std::optional<std::string> frame = reader_.next(corrupt);
+  std::optional<std::string_view> frame = reader_.peek(corrupt);
   while (!frame && !corrupt) {
     char buf[65536];
     const ssize_t n = ::read(fd_, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     reader_.append(buf, static_cast<size_t>(n));
-    frame = reader_.next(corrupt);
+    frame = reader_.peek(corrupt);
   }
   while (frame) {
     wire::SessionMessage m;
-    if (!m.ParseFromString(*frame)) break;
+    const bool parsed = m.ParseFromArray(frame->data(), static_cast<int>(frame->size()));
+    reader_.pop();
+    if (!parsed) break;
     dispatch(m);
-    frame = reader_.next(corrupt);
+    frame = reader_.peek(corrupt);
     if (!frame && !corrupt) return;
   }
   if (shut_down()) return;
   die("lost the connection to the session (did `seer run` stop?)");
 }
 
-void Core::dispatch(const wire::SessionMessage& m) {
+void Core::dispatch(wire::SessionMessage& m) {
   // The session prints the reason in its report; each rank just says why it stops.
   if (m.has_fatal()) die("this rank was stopped by the session (see seer's report)");
   if (m.body_case() == wire::SessionMessage::kPark) {
@@ -628,15 +640,22 @@ void Core::dispatch(const wire::SessionMessage& m) {
     return;
   }
   if (!m.has_answer()) return;
-  const wire::Answer& a = m.answer();
+  wire::Answer& a = *m.mutable_answer();
+  const uint64_t id = a.id();
+  if (a.unasked()) {
+    // A collective's result: kept until the program reads its buffer (Payload::settle). Nobody
+    // waits for it and the session does not wait for its acknowledgement.
+    std::lock_guard<std::mutex> answers(answer_mu_);
+    answers_[id] = std::move(a);
+    return;
+  }
   bool waited = false;
   {
     // The answered thread counts as running again from the moment its answer is read, so the
     // promise sent with the next batch accounts for it. Lock order: batch_mu_, then answer_mu_.
     std::lock_guard<std::mutex> lock(batch_mu_);
     ++answers_received_;
-    wake_flusher_locked();  // the session waits for the acknowledgement
-    auto it = waiting_.find(a.id());
+    auto it = waiting_.find(id);
     waited = it != waiting_.end();
     if (waited) {
       ThreadState* ts = it->second;
@@ -645,9 +664,11 @@ void Core::dispatch(const wire::SessionMessage& m) {
       }
       ts->mode.store(static_cast<int>(ThreadMode::kInSeer), std::memory_order_release);
       waiting_.erase(it);
+    } else {
+      wake_flusher_locked();  // the session waits for the acknowledgement
     }
     std::lock_guard<std::mutex> answers(answer_mu_);
-    answers_[a.id()] = a;
+    answers_[id] = std::move(a);
   }
   // Only a thread in waiting_ sleeps on an answer; a collective's result, sent unasked, wakes
   // nobody (there is one per part, and a woken thread would only sleep again).

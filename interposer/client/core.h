@@ -115,7 +115,8 @@ class Core {
   void raise_high_water(Time c);
   wire::Answer wait_answer(uint64_t id);
   void read_one_message();
-  void dispatch(const wire::SessionMessage& m);
+  void dispatch(wire::SessionMessage& m);
+  void acknowledge();  // sends the answers read so far, if not sent yet
   // `stalled`: every active thread waits for an answer, some to a query at its clock.
   Time promise_locked(bool& all_blocked, bool& stalled) const;
   void account_cpu(ThreadState& ts);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace seer::wire {
 
@@ -48,6 +49,16 @@ class FrameReader {
   // Returns the next complete frame's payload, nullopt when incomplete. Sets `corrupt` when the
   // length header is impossible (the caller drops the connection).
   std::optional<std::string> next(bool& corrupt) {
+    std::optional<std::string_view> frame = peek(corrupt);
+    if (!frame) return std::nullopt;
+    std::string payload(*frame);
+    pop();
+    return payload;
+  }
+
+  // The next complete frame's payload without copying it, valid until pop() or append();
+  // nullopt and `corrupt` as for next().
+  std::optional<std::string_view> peek(bool& corrupt) {
     corrupt = false;
     if (buffer_.size() - offset_ < 4) return std::nullopt;
     const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + offset_);
@@ -57,8 +68,14 @@ class FrameReader {
       return std::nullopt;
     }
     if (buffer_.size() - offset_ < 4 + size_t{length}) return std::nullopt;
-    std::string payload = buffer_.substr(offset_ + 4, length);
-    offset_ += 4 + length;
+    peeked_ = 4 + size_t{length};
+    return std::string_view(buffer_.data() + offset_ + 4, length);
+  }
+
+  // Drops the frame peek() returned.
+  void pop() {
+    offset_ += peeked_;
+    peeked_ = 0;
     if (offset_ == buffer_.size()) {
       buffer_.clear();
       offset_ = 0;
@@ -66,12 +83,12 @@ class FrameReader {
       buffer_.erase(0, offset_);
       offset_ = 0;
     }
-    return payload;
   }
 
  private:
   std::string buffer_;
   size_t offset_ = 0;
+  size_t peeked_ = 0;
 };
 
 }  // namespace seer::wire

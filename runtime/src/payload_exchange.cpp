@@ -29,6 +29,15 @@ bool same_call(const wire::CollPart& a, const wire::CollPart& b) {
          a.redop() == b.redop() && a.root() == b.root();
 }
 
+// The part as the exchange keeps it. Its input bytes are moved, not copied: the session parses
+// records in an arena, and moving a message out of one copies it.
+PayloadExchange::Contribution contribution(int client, wire::CollPart& part) {
+  std::string input = std::move(*part.mutable_input());
+  PayloadExchange::Contribution c{true, client, part};
+  *c.part.mutable_input() = std::move(input);
+  return c;
+}
+
 }  // namespace
 
 std::vector<std::string> collective_outputs(const std::vector<wire::CollPart>& parts) {
@@ -146,7 +155,7 @@ std::optional<std::vector<uint64_t>> zero_outputs(const std::vector<wire::CollPa
 }
 
 std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, int nranks, int rank,
-                                                   const wire::CollPart& part, std::string& error) {
+                                                   wire::CollPart&& part, std::string& error) {
   std::vector<PayloadResult> results;
   if (nranks < 1 || rank < 0 || rank >= nranks) return results;
   const bool send = part.kind() == wire::COLL_SEND;
@@ -157,9 +166,9 @@ std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, in
     const int receiver = send ? peer : rank;
     Channel& ch = channels_[{comm, sender, receiver}];
     const uint64_t number = send ? ch.sends++ : ch.recvs++;
-    while (ch.pending.size() <= number - ch.first) ch.pending.emplace_back();
-    PendingP2p& p = ch.pending[number - ch.first];
-    (send ? p.send : p.recv) = Contribution{true, client, part};
+    while (ch.waiting() <= number - ch.first) ch.pending.emplace_back();
+    PendingP2p& p = ch.at(number);
+    (send ? p.send : p.recv) = contribution(client, part);
     if (!p.send.present || !p.recv.present) return results;
     if (p.send.part.count() != p.recv.part.count() ||
         p.send.part.datatype() != p.recv.part.datatype()) {
@@ -176,13 +185,22 @@ std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, in
         // empty: the receiver keeps what its buffer held
       } else if (all_zero(p.send.part.input())) {
         r.zeros = p.recv.part.count() * static_cast<uint64_t>(bytes);
+      } else if (p.send.part.input().size() == p.recv.part.count() * uint64_t(bytes)) {
+        r.bytes = std::move(*p.send.part.mutable_input());
       } else {
         r.bytes = slice(p.send.part.input(), 0, p.recv.part.count(), bytes);
       }
       results.push_back(std::move(r));
     }
-    ch.pending.pop_front();  // the pair just completed is the first (see Channel)
+    p = PendingP2p{};  // the pair just completed is the first (see Channel)
     ++ch.first;
+    if (++ch.head == ch.pending.size()) {
+      ch.pending.clear();
+      ch.head = 0;
+    } else if (ch.head >= 64 && 2 * ch.head >= ch.pending.size()) {  // one side stays ahead
+      ch.pending.erase(ch.pending.begin(), ch.pending.begin() + static_cast<ptrdiff_t>(ch.head));
+      ch.head = 0;
+    }
     return results;
   }
   const uint64_t number = calls_[{comm, rank}]++;
@@ -190,26 +208,28 @@ std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, in
   if (c.ranks.empty()) c.ranks.resize(static_cast<size_t>(nranks));
   Contribution& slot = c.ranks[static_cast<size_t>(rank)];
   if (slot.present) return results;
-  slot = Contribution{true, client, part};
+  slot = contribution(client, part);
   if (++c.arrived < nranks) return results;
   std::vector<wire::CollPart> parts;
-  for (const Contribution& r : c.ranks) {
-    if (!same_call(r.part, c.ranks[0].part)) {
+  parts.reserve(c.ranks.size());
+  for (Contribution& r : c.ranks) {
+    if (!parts.empty() && !same_call(r.part, parts[0])) {
       error = std::string("nccl") + kind_name(c.ranks[0].part.kind()) + " #" +
               std::to_string(number) + " on communicator " + std::to_string(comm) +
               ": ranks disagree on the operation, count, datatype, reduction or root";
     }
-    parts.push_back(r.part);
+    parts.push_back(std::move(r.part));
   }
   const std::optional<std::vector<uint64_t>> zeros = zero_outputs(parts);
   std::vector<std::string> outputs;
   if (!zeros) outputs = collective_outputs(parts);
   for (int r = 0; r < nranks; ++r) {
-    const Contribution& who = c.ranks[static_cast<size_t>(r)];
-    if (!who.part.result_id()) continue;
     const auto i = static_cast<size_t>(r);
-    results.push_back(zeros ? PayloadResult{who.client, who.part.result_id(), {}, (*zeros)[i]}
-                            : PayloadResult{who.client, who.part.result_id(), outputs[i], 0});
+    const uint64_t id = parts[i].result_id();
+    if (!id) continue;
+    const int who = c.ranks[i].client;
+    results.push_back(zeros ? PayloadResult{who, id, {}, (*zeros)[i]}
+                            : PayloadResult{who, id, std::move(outputs[i]), 0});
   }
   collectives_.erase({comm, number});
   return results;
@@ -234,17 +254,17 @@ std::vector<std::string> PayloadExchange::describe_waiting() const {
   }
   std::vector<ChannelKey> keys;
   for (const auto& [key, ch] : channels_) {
-    if (!ch.pending.empty()) keys.push_back(key);
+    if (ch.waiting() > 0) keys.push_back(key);
   }
   std::sort(keys.begin(), keys.end());
   for (const ChannelKey& key : keys) {
     const Channel& ch = channels_.at(key);
-    for (size_t i = 0; i < ch.pending.size(); ++i) {
+    for (size_t i = 0; i < ch.waiting(); ++i) {
       out.push_back("the data of ncclSend/ncclRecv #" + std::to_string(ch.first + i) +
                     " from rank " + std::to_string(std::get<1>(key)) + " to rank " +
                     std::to_string(std::get<2>(key)) + " on communicator " +
                     std::to_string(std::get<0>(key)) + " waits for the " +
-                    (ch.pending[i].send.present ? "ncclRecv" : "ncclSend"));
+                    (ch.pending[ch.head + i].send.present ? "ncclRecv" : "ncclSend"));
     }
   }
   return out;

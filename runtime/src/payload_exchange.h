@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,16 +30,17 @@ class PayloadExchange {
   // One payload-carrying part of `rank`'s collective on `comm` (of `nranks` ranks). Returns the
   // results that became complete; `error` describes participants that disagree.
   std::vector<PayloadResult> submit(int client, uint64_t comm, int nranks, int rank,
-                                    const wire::CollPart& part, std::string& error);
+                                    wire::CollPart&& part, std::string& error);
   // Collectives whose bytes wait for ranks that have not called them yet.
   std::vector<std::string> describe_waiting() const;
 
- private:
   struct Contribution {
     bool present = false;
     int client = 0;
     wire::CollPart part;
   };
+
+ private:
   struct PendingCollective {
     std::vector<Contribution> ranks;
     int arrived = 0;
@@ -52,12 +52,17 @@ class PayloadExchange {
   std::map<std::pair<uint64_t, uint64_t>, PendingCollective> collectives_;  // (comm, call number)
   std::map<std::pair<uint64_t, int>, uint64_t> calls_;                      // (comm, rank)
   // One ordered rank pair of a communicator. Its n-th send pairs with its n-th recv, and as each
-  // side submits in order, pairs complete in order: `pending` holds pairs first, first+1, ...
+  // side submits in order, pairs complete in order: `pending[head..]` holds pairs first,
+  // first+1, ... (a vector emptied when all are done keeps its memory: an all-to-all passes
+  // through every pair of ranks at every call).
   struct Channel {
     uint64_t sends = 0;
     uint64_t recvs = 0;
     uint64_t first = 0;
-    std::deque<PendingP2p> pending;
+    size_t head = 0;
+    std::vector<PendingP2p> pending;
+    size_t waiting() const { return pending.size() - head; }
+    PendingP2p& at(uint64_t number) { return pending[head + (number - first)]; }
   };
   using ChannelKey = std::tuple<uint64_t, int, int>;  // (comm, sender, receiver)
   struct ChannelHash {

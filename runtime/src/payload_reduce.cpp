@@ -1,8 +1,10 @@
 #include "payload_reduce.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace seer::rt::payload {
 namespace {
@@ -91,39 +93,62 @@ void store(std::string& out, uint64_t index, T v) {
 double fmax_nccl(double a, double b) { return std::fmax(a, b); }
 double fmin_nccl(double a, double b) { return std::fmin(a, b); }
 
+// Folds one rank's elements [offset, offset + count) into `acc`, rank by rank rather than element
+// by element: each input is read once, in order. Elements past the end of the input read as zero
+// bits. `first` takes the rank's value (the fold starts from rank 0's).
+template <typename Bits, typename Acc, typename Prep, typename Combine>
+void fold_rank(std::vector<Acc>& acc, const std::string* in, uint64_t offset, bool first, Prep prep,
+               Combine combine) {
+  const uint64_t count = acc.size();
+  const uint64_t have = in ? in->size() / sizeof(Bits) : 0;
+  const uint64_t avail = have > offset ? std::min(count, have - offset) : 0;
+  const char* data = in ? in->data() + offset * sizeof(Bits) : nullptr;
+  for (uint64_t i = 0; i < count; ++i) {
+    Bits b{};
+    if (i < avail) std::memcpy(&b, data + i * sizeof(Bits), sizeof(Bits));
+    const Acc x = prep(b);
+    acc[i] = first ? x : combine(acc[i], x);
+  }
+}
+
+template <typename Bits, typename Acc, typename Prep, typename Combine>
+void fold_all(std::vector<Acc>& acc, const std::vector<const std::string*>& in, uint64_t offset,
+              Prep prep, Combine combine) {
+  for (size_t r = 0; r < in.size(); ++r) fold_rank<Bits>(acc, in[r], offset, r == 0, prep, combine);
+}
+
 // Integers: wrapping arithmetic in the unsigned type of the same width.
 template <typename T>
 std::string reduce_int(const std::vector<const std::string*>& in, uint64_t offset, uint64_t count,
                        int op, const std::string& scalar) {
   using U = std::make_unsigned_t<T>;
-  std::string out(count * sizeof(T), '\0');
   const T s = load<T>(&scalar, 0);
   const T n = static_cast<T>(in.size());
+  const bool premul = op >= kNumBuiltinOps;
+  const auto prep = [&](T x) {
+    return premul ? static_cast<T>(static_cast<U>(x) * static_cast<U>(s)) : x;
+  };
+  std::vector<T> acc(count);
+  switch (op) {
+    case kProd:
+      fold_all<T>(acc, in, offset, prep,
+                  [](T a, T x) { return static_cast<T>(static_cast<U>(a) * static_cast<U>(x)); });
+      break;
+    case kMax:
+      fold_all<T>(acc, in, offset, prep, [](T a, T x) { return x > a ? x : a; });
+      break;
+    case kMin:
+      fold_all<T>(acc, in, offset, prep, [](T a, T x) { return x < a ? x : a; });
+      break;
+    default:  // sum, avg, premulsum
+      fold_all<T>(acc, in, offset, prep,
+                  [](T a, T x) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(x)); });
+  }
+  std::string out(count * sizeof(T), '\0');
   for (uint64_t i = 0; i < count; ++i) {
-    T acc{};
-    for (size_t r = 0; r < in.size(); ++r) {
-      T x = load<T>(in[r], offset + i);
-      if (op >= kNumBuiltinOps) x = static_cast<T>(static_cast<U>(x) * static_cast<U>(s));
-      if (r == 0) {
-        acc = x;
-        continue;
-      }
-      switch (op) {
-        case kProd:
-          acc = static_cast<T>(static_cast<U>(acc) * static_cast<U>(x));
-          break;
-        case kMax:
-          acc = x > acc ? x : acc;
-          break;
-        case kMin:
-          acc = x < acc ? x : acc;
-          break;
-        default:  // sum, avg, premulsum
-          acc = static_cast<T>(static_cast<U>(acc) + static_cast<U>(x));
-      }
-    }
-    if (op == kAvg && n > 0) acc = static_cast<T>(acc / n);
-    store<T>(out, i, acc);
+    T v = acc[i];
+    if (op == kAvg && n > 0) v = static_cast<T>(v / n);
+    store<T>(out, i, v);
   }
   return out;
 }
@@ -133,35 +158,31 @@ std::string reduce_int(const std::vector<const std::string*>& in, uint64_t offse
 template <typename Bits, typename Load, typename Round>
 std::string reduce_float(const std::vector<const std::string*>& in, uint64_t offset, uint64_t count,
                          int op, const std::string& scalar, Load value, Round round) {
-  std::string out(count * sizeof(Bits), '\0');
   double s = value(load<Bits>(&scalar, 0));
   if (op == kAvg) s = value(round(1.0 / static_cast<double>(in.size())));
   const bool premul = op == kAvg || op >= kNumBuiltinOps;
-  for (uint64_t i = 0; i < count; ++i) {
-    double acc = 0;
-    for (size_t r = 0; r < in.size(); ++r) {
-      double x = value(load<Bits>(in[r], offset + i));
-      if (premul) x = value(round(x * s));
-      if (r == 0) {
-        acc = x;
-        continue;
-      }
-      switch (op) {
-        case kProd:
-          acc = value(round(acc * x));
-          break;
-        case kMax:
-          acc = fmax_nccl(acc, x);
-          break;
-        case kMin:
-          acc = fmin_nccl(acc, x);
-          break;
-        default:
-          acc = value(round(acc + x));
-      }
-    }
-    store<Bits>(out, i, round(acc));
+  const auto prep = [&](Bits b) {
+    const double x = value(b);
+    return premul ? value(round(x * s)) : x;
+  };
+  std::vector<double> acc(count);
+  switch (op) {
+    case kProd:
+      fold_all<Bits>(acc, in, offset, prep,
+                     [&](double a, double x) { return value(round(a * x)); });
+      break;
+    case kMax:
+      fold_all<Bits>(acc, in, offset, prep, [](double a, double x) { return fmax_nccl(a, x); });
+      break;
+    case kMin:
+      fold_all<Bits>(acc, in, offset, prep, [](double a, double x) { return fmin_nccl(a, x); });
+      break;
+    default:
+      fold_all<Bits>(acc, in, offset, prep,
+                     [&](double a, double x) { return value(round(a + x)); });
   }
+  std::string out(count * sizeof(Bits), '\0');
+  for (uint64_t i = 0; i < count; ++i) store<Bits>(out, i, round(acc[i]));
   return out;
 }
 

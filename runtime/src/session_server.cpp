@@ -1,6 +1,7 @@
 #include "session_server.h"
 
 #include <cxxabi.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -226,6 +227,11 @@ int SessionServer::live_clients() const {
 }
 
 void SessionServer::serve(const std::function<bool()>& keep_going) {
+  // Collective payloads (up to 1 MiB per rank, many ranks) are allocated and freed many times a
+  // second. glibc would map each large block afresh and trim freed heap at once, so every copy
+  // would first fault in zeroed pages: keep them in the heap instead.
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 512 << 20);
   std::vector<pollfd> fds;
   while (true) {
     const bool more = keep_going();
@@ -262,7 +268,6 @@ void SessionServer::serve(const std::function<bool()>& keep_going) {
       for (size_t i = 1; i < remote_begin; ++i) {
         if (fds[i].revents & POLLOUT) flush_outbox(*polled[i - 1]);
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_client(*polled[i - 1]);
-        flush_outboxes();
       }
       if (tcp_fd_ >= 0) {
         constexpr short kReadable = POLLIN | POLLHUP | POLLERR;
@@ -333,9 +338,10 @@ void SessionServer::read_client(Client& c) {
   }
   bool corrupt = false;
   while (!c.gone) {
-    auto frame = c.reader.next(corrupt);
+    const std::optional<std::string_view> frame = c.reader.peek(corrupt);
     if (!frame) break;
     handle_message(c, *frame);
+    c.reader.pop();
   }
   if (corrupt && !c.gone) drop(c, "sent a malformed frame header");
   if (eof && !c.gone) {
@@ -372,9 +378,11 @@ void SessionServer::drop(Client& c, const std::string& why) {
   c.fd = -1;
 }
 
-void SessionServer::handle_message(Client& c, const std::string& payload) {
-  wire::ClientMessage m;
-  if (!m.ParseFromString(payload)) {
+void SessionServer::handle_message(Client& c, std::string_view payload) {
+  parse_arena_.Reset();
+  wire::ClientMessage& m =
+      *google::protobuf::Arena::CreateMessage<wire::ClientMessage>(&parse_arena_);
+  if (!m.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
     drop(c, "sent a message that is not a valid ClientMessage");
     return;
   }
@@ -391,7 +399,7 @@ void SessionServer::handle_message(Client& c, const std::string& payload) {
         drop(c, "sent records before hello");
         return;
       }
-      handle_batch(c, m.batch());
+      handle_batch(c, *m.mutable_batch());
       return;
     default:
       drop(c, "sent a message of no known type (empty, or not Seer's wire protocol)");
@@ -456,7 +464,7 @@ void SessionServer::count_rank(Client& c) {
   if (c.info.rank >= 0 && c.process == c.info.rank) ++joined_ranks_;
 }
 
-void SessionServer::handle_batch(Client& c, const wire::Batch& batch) {
+void SessionServer::handle_batch(Client& c, wire::Batch& batch) {
   // A rank joins the simulation with its first device work; until then it only asked questions
   // (a launcher counting devices does the same) and the session waits for it.
   if (batch.records_size() > 0) {
@@ -464,7 +472,7 @@ void SessionServer::handle_batch(Client& c, const wire::Batch& batch) {
     c.info.submitted_work = true;
     count_rank(c);
   }
-  for (const wire::Record& r : batch.records()) {
+  for (wire::Record& r : *batch.mutable_records()) {
     engine_.set_order_key((uint64_t{r.thread()} << 32) | c.thread_records[r.thread()]++);
     apply_record(c, r);
   }
@@ -478,7 +486,7 @@ void SessionServer::handle_batch(Client& c, const wire::Batch& batch) {
   if (batch.has_request()) handle_request(c, batch.request());
 }
 
-void SessionServer::apply_record(Client& c, const wire::Record& r) {
+void SessionServer::apply_record(Client& c, wire::Record& r) {
   const int p = c.process;
   const Time t = r.t();
   c.info.last_time = std::max(c.info.last_time, t);
@@ -533,7 +541,7 @@ void SessionServer::apply_record(Client& c, const wire::Record& r) {
       break;
     }
     case wire::Record::kCollective: {
-      const wire::Collective& col = r.collective();
+      wire::Collective& col = *r.mutable_collective();
       std::vector<sim::CollPart> parts;
       for (const wire::CollPart& w : col.parts()) {
         sim::CollPart p;
@@ -729,16 +737,15 @@ void SessionServer::answer(Client& c, uint64_t id, Time t, bool ready, Time comp
 
 void SessionServer::send(Client& c, const wire::SessionMessage& m) {
   if (c.gone) return;
-  const std::string body = m.SerializeAsString();
-  wire::append_frame_header(c.outbox, static_cast<uint32_t>(body.size()));
-  c.outbox += body;
+  wire::append_frame_header(c.outbox, static_cast<uint32_t>(m.ByteSizeLong()));
+  m.AppendToString(&c.outbox);
   if (!c.unflushed) unflushed_.push_back(&c);
   c.unflushed = true;
 }
 
-// Everything one client's messages (or one advance) produced goes out in one write per client:
-// a collective's results, one per receiving rank and part, would otherwise cost each client a
-// wakeup per message.
+// Everything one round of serve() produced (every ready client's messages, then the advance)
+// goes out in one write per client: a collective's results, one per receiving rank and part,
+// would otherwise cost each client a wakeup per message, or per peer of an all-to-all.
 void SessionServer::flush_outboxes() {
   for (Client* c : unflushed_) {
     c->unflushed = false;
@@ -967,23 +974,24 @@ void SessionServer::handle_simulate(Client& c, const wire::Request& r) {
   answer(c, r.id(), r.t(), true, estimate);
 }
 
-void SessionServer::exchange_payloads(Client& c, const wire::Collective& col) {
+void SessionServer::exchange_payloads(Client& c, wire::Collective& col) {
   const int nranks = comms_.nranks(col.comm());
-  for (const wire::CollPart& part : col.parts()) {
+  for (wire::CollPart& part : *col.mutable_parts()) {
     if (!part.payload()) continue;
     if (part.result_id()) c.results_pending[part.result_id()] = true;
     std::string error;
-    for (const PayloadResult& r :
-         payloads_.submit(c.index, col.comm(), nranks, col.rank(), part, error)) {
+    for (PayloadResult& r :
+         payloads_.submit(c.index, col.comm(), nranks, col.rank(), std::move(part), error)) {
       send_result(r);
     }
     if (!error.empty()) problems_.push_back(error);
   }
 }
 
-// A result goes out as soon as it is known; it carries no time (the thread that reads it has
-// its own clock), so it holds nothing back once acknowledged.
-void SessionServer::send_result(const PayloadResult& r) {
+// A result goes out as soon as it is known. It carries no time (the thread that reads it has its
+// own clock) and wakes no thread (one that needs it asks with a PayloadWait, answered after it),
+// so the client does not acknowledge it: an all-to-all sends each rank one result per peer.
+void SessionServer::send_result(PayloadResult& r) {
   Client& c = *clients_[static_cast<size_t>(r.client)];
   c.results_pending.erase(r.id);
   if (c.gone) return;
@@ -991,13 +999,12 @@ void SessionServer::send_result(const PayloadResult& r) {
   wire::Answer* a = m.mutable_answer();
   a->set_id(r.id);
   a->set_ready(true);
+  a->set_unasked(true);
   if (r.zeros) {
     a->set_payload_zeros(r.zeros);
   } else {
-    a->set_payload(r.bytes);
+    a->set_payload(std::move(r.bytes));
   }
-  ++c.answers_sent;
-  c.unacked.emplace_back(c.answers_sent, kNever);
   send(c, m);
   answer_payload_waits(c);
 }

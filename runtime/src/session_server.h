@@ -1,5 +1,7 @@
 #pragma once
 
+#include <google/protobuf/arena.h>
+
 #include <chrono>
 #include <deque>
 #include <map>
@@ -7,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -137,12 +140,12 @@ class SessionServer : public sim::WaitListener {
   }
   void drop_silent_clients();
   void read_client(Client& c);
-  void handle_message(Client& c, const std::string& payload);
+  void handle_message(Client& c, std::string_view payload);
   void handle_hello(Client& c, const wire::Hello& hello);
-  void handle_batch(Client& c, const wire::Batch& batch);
+  void handle_batch(Client& c, wire::Batch& batch);
   void count_rank(Client& c);
   void abandon_payload_waits();
-  void apply_record(Client& c, const wire::Record& r);
+  void apply_record(Client& c, wire::Record& r);
   void handle_request(Client& c, const wire::Request& r);
   void send(Client& c, const wire::SessionMessage& m);
   void answer(Client& c, uint64_t id, sim::Time t, bool ready, sim::Time completion);
@@ -160,8 +163,8 @@ class SessionServer : public sim::WaitListener {
   void handle_simulate(Client& c, const wire::Request& r);
   void handle_payload_wait(Client& c, const wire::Request& r);
   void handle_activity(Client& c, const wire::Request& r);
-  void exchange_payloads(Client& c, const wire::Collective& col);
-  void send_result(const PayloadResult& r);
+  void exchange_payloads(Client& c, wire::Collective& col);
+  void send_result(PayloadResult& r);
   void answer_payload_waits(Client& c);
   void flush_outbox(Client& c);
   void flush_outboxes();
@@ -198,6 +201,10 @@ class SessionServer : public sim::WaitListener {
   CommRegistry comms_;
   std::map<std::pair<int, uint64_t>, PendingCommRequest> comm_requests_;
   PayloadExchange payloads_;
+  // Client messages are parsed into this arena, emptied before each (an all-to-all record holds a
+  // part per peer); its first block is reused.
+  std::vector<char> parse_block_ = std::vector<char>(1 << 20);
+  google::protobuf::Arena parse_arena_{parse_block_.data(), parse_block_.size()};
   ActivityTracker activity_;
   std::vector<PayloadWaitRequest> payload_waits_;
   int64_t payload_max_bytes_ = 0;

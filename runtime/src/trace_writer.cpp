@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <tuple>
 
 #include "report_data.h"
@@ -52,11 +53,21 @@ bool shown(const sim::OpRecord& r) {
   return r.desc.kind != sim::OpKind::kEventRecord && r.desc.kind != sim::OpKind::kStreamWait;
 }
 
+// The events serialized as they come: a run's trace holds millions of them, and one ordered_json
+// array of them all took seconds to build, dump and free.
+struct EventList {
+  std::string json;  // the array's elements, comma-separated
+  void push_back(const ordered_json& ev) {
+    if (!json.empty()) json += ',';
+    json += ev.dump();
+  }
+};
+
 struct Writer {
   const Session& session;
   const SessionResult& result;
   const ReportData& data;
-  ordered_json events = ordered_json::array();
+  EventList events = {};
   uint64_t next_flow = 1;
   uint64_t flow_arrows = 0;
   uint64_t omitted_flow_arrows = 0;
@@ -307,15 +318,15 @@ std::string trace_json(const Session& session, const SessionResult& result,
   w.nvtx();
   w.flows();
   w.link_counters();
-  ordered_json j;
-  j["traceEvents"] = std::move(w.events);
-  j["displayTimeUnit"] = "ns";
-  j["otherData"] = {{"producer", "seer"},
-                    {"cluster", session.options().cluster.name},
-                    {"steps", data.steps.source},
-                    {"flow_arrows", w.flow_arrows},
-                    {"flow_arrows_omitted", w.omitted_flow_arrows}};
-  return j.dump() + "\n";
+  ordered_json rest;
+  rest["displayTimeUnit"] = "ns";
+  rest["otherData"] = {{"producer", "seer"},
+                       {"cluster", session.options().cluster.name},
+                       {"steps", data.steps.source},
+                       {"flow_arrows", w.flow_arrows},
+                       {"flow_arrows_omitted", w.omitted_flow_arrows}};
+  // {"traceEvents":[...],"displayTimeUnit":...}: the rest's object without its opening brace.
+  return "{\"traceEvents\":[" + w.events.json + "]," + rest.dump().substr(1) + "\n";
 }
 
 }  // namespace seer::rt

@@ -114,19 +114,25 @@ std::vector<std::vector<int>> CollectiveNetwork::local_orders(const Comm& c, int
 
 // Up to kCandidates distinct equal-cost paths from src to dst, from hashes seeded by the pair:
 // the same set for every flow between the two, so it is computed once.
-const std::vector<const net::Path*>& CollectiveNetwork::candidates(net::NodeId src,
+const CollectiveNetwork::Candidates& CollectiveNetwork::candidates(net::NodeId src,
                                                                    net::NodeId dst) {
   const uint64_t pair =
       (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32) | static_cast<uint32_t>(dst);
   auto [it, fresh] = candidates_.try_emplace(pair);
   if (fresh) {
     constexpr int kCandidates = 16;
+    std::vector<const net::Path*>& paths = it->second.paths;
     const uint64_t seed = net::mix64(pair);
     for (int i = 0; i < kCandidates; ++i) {
       const net::Path* p =
           &router_.route(src, dst, net::hash_combine(seed, static_cast<uint64_t>(i)));
-      if (std::find(it->second.begin(), it->second.end(), p) == it->second.end())
-        it->second.push_back(p);
+      if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
+    }
+    for (const net::LinkId l : paths.front()->links) {
+      const bool everywhere = std::all_of(paths.begin(), paths.end(), [&](const net::Path* p) {
+        return std::find(p->links.begin(), p->links.end(), l) != p->links.end();
+      });
+      if (everywhere) it->second.common.push_back(l);
     }
   }
   return it->second;
@@ -138,22 +144,26 @@ const std::vector<const net::Path*>& CollectiveNetwork::candidates(net::NodeId s
 // deterministic.
 const net::Path& CollectiveNetwork::choose_path(net::NodeId src, net::NodeId dst, uint64_t hash) {
   if (!config_.adaptive_routing) return router_.route(src, dst, hash);
-  const std::vector<const net::Path*>& paths = candidates(src, dst);
+  const Candidates& c = candidates(src, dst);
+  const std::vector<const net::Path*>& paths = c.paths;
   const auto size = static_cast<uint32_t>(paths.size());
   const uint32_t start = net::pick_index(hash, size);
   if (size == 1) return *paths[0];
-  const auto load = [&](const net::Path& p) {
+  const auto load_of = [&](const std::vector<net::LinkId>& links) {
     double most = 0;
-    for (const net::LinkId l : p.links) {
+    for (const net::LinkId l : links) {
       if (static_cast<size_t>(l) < link_flows_.size()) most = std::max(most, link_flows_[l]);
     }
     return most;
   };
+  // No candidate is less loaded than the links they all cross (the NICs' own, on a fat-tree):
+  // once one reaches that, the search is over.
+  const double floor = load_of(c.common);
   const net::Path* best = paths[start];
-  double best_load = load(*best);
-  for (uint32_t i = 1; i < size && best_load > 0; ++i) {
+  double best_load = load_of(best->links);
+  for (uint32_t i = 1; i < size && best_load > floor; ++i) {
     const net::Path* p = paths[(start + i) % size];
-    const double l = load(*p);
+    const double l = load_of(p->links);
     if (l < best_load) {
       best = p;
       best_load = l;
@@ -180,7 +190,7 @@ bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::N
     for (const net::LinkId l : path.links) {
       if (static_cast<size_t>(l) >= link_flows_.size()) link_flows_.resize(l + 1, 0.0);
       link_flows_[l] += weight;
-      if (config_.record_link_utilisation) touched_.insert(l);
+      if (config_.record_link_utilisation) touch(l);
     }
   }
   return true;
@@ -363,7 +373,7 @@ std::vector<CollectiveNetwork::Edge> CollectiveNetwork::merge_parallel(std::vect
   for (size_t i = 0; i < edges.size(); ++i) {
     Edge e = edges[i];
     e.index = i;
-    if (e.src == e.dst || e.bytes <= 0 || candidates(e.src, e.dst).size() != 1) {
+    if (e.src == e.dst || e.bytes <= 0 || candidates(e.src, e.dst).paths.size() != 1) {
       out.push_back(e);
       continue;
     }
@@ -470,17 +480,27 @@ std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
 
 // After the flows changed at `t`: the load of every link that has (or just had) flows, appended
 // to its series when it changed. Flows finishing at `t` are already gone from the flow model.
+void CollectiveNetwork::touch(net::LinkId l) {
+  if (static_cast<size_t>(l) >= is_touched_.size()) is_touched_.resize(l + 1, 0);
+  if (is_touched_[l]) return;
+  is_touched_[l] = 1;
+  touched_.push_back(l);
+}
+
 void CollectiveNetwork::record_utilisation(Time t) {
-  for (auto it = touched_.begin(); it != touched_.end();) {
-    const net::LinkId l = *it;
+  for (size_t i = 0; i < touched_.size();) {
+    const net::LinkId l = touched_[i];
     const double capacity = fabric_.topology().link(l).bandwidth;
     const double load = flows_->link_utilization(l) * capacity;
-    auto [s, fresh] = series_.try_emplace(l);
+    if (static_cast<size_t>(l) >= series_of_.size()) series_of_.resize(l + 1, nullptr);
+    const bool fresh = series_of_[l] == nullptr;
     if (fresh) {
-      s->second.name = link_name(l);
-      s->second.capacity_Bps = capacity;
+      LinkSeries& created = series_[l];
+      created.name = link_name(l);
+      created.capacity_Bps = capacity;
+      series_of_[l] = &created;
     }
-    auto& pts = s->second.points;
+    auto& pts = series_of_[l]->points;
     if (!(fresh && load == 0)) {
       if (!pts.empty() && t - pts.back().first < config_.utilisation_merge_ns) {
         pts.back().second = load;  // merge: the later value wins
@@ -491,9 +511,11 @@ void CollectiveNetwork::record_utilisation(Time t) {
     }
     // Links left without flows drop out once their zero load is recorded.
     if (link_flows_[l] < 0.5 && load == 0) {  // weights are whole channel counts
-      it = touched_.erase(it);
+      is_touched_[l] = 0;
+      touched_[i] = touched_.back();
+      touched_.pop_back();
     } else {
-      ++it;
+      ++i;
     }
   }
 }

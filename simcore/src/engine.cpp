@@ -351,7 +351,8 @@ bool Engine::submit_collective(int process, uint64_t stream, Time t, uint64_t co
       const bool send = p.kind == CollKind::kSend;
       const int src = send ? rank : p.root;
       const int dst = send ? p.root : rank;
-      auto& counter = send ? cm.sends[{src, dst}] : cm.recvs[{src, dst}];
+      const uint64_t pair = uint64_t{static_cast<uint32_t>(src)} << 32 | static_cast<uint32_t>(dst);
+      auto& counter = send ? cm.sends[pair] : cm.recvs[pair];
       oc.transfers.emplace_back(comm, src, dst, counter++);
       desc.bytes += p.count * static_cast<uint64_t>(p.type_bytes);
     }
@@ -375,6 +376,15 @@ void Engine::complete_collective_op(OpId id, Time start, Time end, Time interfer
   records_.push_back(OpRecord{op.process, op.gpu, op.stream, op.desc, TimeSource::kCollectiveModel,
                               op.submit, op.start, op.end, interference});
   schedule(op.end, Phase::kEnd, id);
+}
+
+size_t Engine::TransferKeyHash::operator()(const TransferKey& k) const {
+  const auto& [comm, src, dst, n] = k;
+  uint64_t h = comm * 0x9e3779b97f4a7c15ull;
+  h ^= (uint64_t{static_cast<uint32_t>(src)} << 32 | static_cast<uint32_t>(dst)) +
+       0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+  h ^= n * 0xbf58476d1ce4e5b9ull + (h << 6) + (h >> 2);
+  return static_cast<size_t>(h ^ (h >> 31));
 }
 
 void Engine::arrive_collective(OpId id) {
@@ -572,7 +582,11 @@ std::vector<std::string> Engine::describe_waiting_collectives() const {
                   coll_kind_name(inst.first.kind) + ": ranks " + arrived + " are in it, ranks " +
                   missing + " never joined");
   }
-  for (const auto& [key, tr] : transfers_) {
+  std::vector<TransferKey> unmatched;
+  for (const auto& [key, tr] : transfers_) unmatched.push_back(key);
+  std::sort(unmatched.begin(), unmatched.end());
+  for (const TransferKey& key : unmatched) {
+    const Transfer& tr = transfers_.at(key);
     const auto& [comm, src, dst, k] = key;
     out.push_back(
         comm_name(comm) + ": " +

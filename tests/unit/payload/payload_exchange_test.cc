@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "payload_reduce.h"
@@ -107,7 +108,7 @@ TEST(PayloadExchange, WithheldSendGivesTheReceiverAnEmptyResult) {
   EXPECT_TRUE(x.submit(1, 3, 2, 1, part(wire::COLL_RECV, 1, 0, "", 51), error).empty());
   wire::CollPart withheld = part(wire::COLL_SEND, 1, 1, "", 0);
   withheld.set_withheld(true);
-  auto r = x.submit(0, 3, 2, 0, withheld, error);
+  auto r = x.submit(0, 3, 2, 0, std::move(withheld), error);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].client, 1);
   EXPECT_EQ(r[0].id, 51u);
@@ -129,7 +130,7 @@ TEST(PayloadExchange, WithheldRecvDropsWhatItsSendCarried) {
   EXPECT_TRUE(x.submit(0, 3, 2, 0, part(wire::COLL_SEND, 1, 1, ints({6}), 0), error).empty());
   wire::CollPart withheld = part(wire::COLL_RECV, 1, 0, "", 0);
   withheld.set_withheld(true);
-  EXPECT_TRUE(x.submit(1, 3, 2, 1, withheld, error).empty());
+  EXPECT_TRUE(x.submit(1, 3, 2, 1, std::move(withheld), error).empty());
   const auto r = x.submit(1, 3, 2, 1, part(wire::COLL_RECV, 1, 0, "", 61), error);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].id, 61u);

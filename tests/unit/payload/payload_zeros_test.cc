@@ -110,9 +110,9 @@ TEST(PayloadZeros, ExchangeSendsSizesOfZeros) {
   std::string error;
   wire::CollPart a = part(wire::COLL_ALL_GATHER, 3, payload::kFloat32, 0, 0, "");
   a.set_result_id(11);
-  EXPECT_TRUE(x.submit(0, 5, 2, 0, a, error).empty());
+  EXPECT_TRUE(x.submit(0, 5, 2, 0, wire::CollPart(a), error).empty());
   a.set_result_id(12);
-  const auto r = x.submit(1, 5, 2, 1, a, error);
+  const auto r = x.submit(1, 5, 2, 1, wire::CollPart(a), error);
   ASSERT_EQ(r.size(), 2u);
   for (const PayloadResult& res : r) {
     EXPECT_EQ(res.zeros, 24u);
@@ -121,10 +121,10 @@ TEST(PayloadZeros, ExchangeSendsSizesOfZeros) {
   // Mixed: the bytes, as before.
   wire::CollPart b = part(wire::COLL_ALL_REDUCE, 1, payload::kInt32, 0, 0, scalar(int32_t{7}));
   b.set_result_id(13);
-  EXPECT_TRUE(x.submit(0, 5, 2, 0, b, error).empty());
+  EXPECT_TRUE(x.submit(0, 5, 2, 0, wire::CollPart(b), error).empty());
   b.set_input("");
   b.set_result_id(14);
-  const auto m = x.submit(1, 5, 2, 1, b, error);
+  const auto m = x.submit(1, 5, 2, 1, wire::CollPart(b), error);
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m[1].zeros, 0u);
   EXPECT_EQ(m[1].bytes, scalar(int32_t{7}));
@@ -136,17 +136,17 @@ TEST(PayloadZeros, ReceiveOfZerosAndOfAWithheldSend) {
   std::string error;
   wire::CollPart recv = part(wire::COLL_RECV, 4, payload::kFloat64, 0, 0, "");
   recv.set_result_id(21);
-  EXPECT_TRUE(x.submit(1, 3, 2, 1, recv, error).empty());
+  EXPECT_TRUE(x.submit(1, 3, 2, 1, wire::CollPart(recv), error).empty());
   auto r = x.submit(0, 3, 2, 0, part(wire::COLL_SEND, 4, payload::kFloat64, 0, 1, ""), error);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].zeros, 32u);
   EXPECT_EQ(r[0].bytes, "");
   // A withheld send still gives an empty result: the receiver keeps its bytes.
   recv.set_result_id(22);
-  EXPECT_TRUE(x.submit(1, 3, 2, 1, recv, error).empty());
+  EXPECT_TRUE(x.submit(1, 3, 2, 1, wire::CollPart(recv), error).empty());
   wire::CollPart withheld = part(wire::COLL_SEND, 4, payload::kFloat64, 0, 1, "");
   withheld.set_withheld(true);
-  r = x.submit(0, 3, 2, 0, withheld, error);
+  r = x.submit(0, 3, 2, 0, wire::CollPart(withheld), error);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].zeros, 0u);
   EXPECT_EQ(r[0].bytes, "");

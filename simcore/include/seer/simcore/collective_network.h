@@ -3,7 +3,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -138,14 +137,23 @@ class CollectiveNetwork {
   };
   std::unordered_map<net::FlowId, TrackedFlow> flow_path_;
   std::vector<double> link_flows_;  // by LinkId: flows on it, by weight
-  std::set<net::LinkId> touched_;   // links recorded while they have (or just had) flows
+  // Links recorded while they have (or just had) flows, in no particular order (each link's
+  // series is its own), with a flag per LinkId.
+  std::vector<net::LinkId> touched_;
+  std::vector<char> is_touched_;
+  void touch(net::LinkId l);
   bool track_links() const { return config_.record_link_utilisation || config_.adaptive_routing; }
   const net::Path& choose_path(net::NodeId src, net::NodeId dst, uint64_t hash);
   // Up to 16 distinct equal-cost paths between two nodes, computed once per pair: adaptive
   // routing's candidates, and (one path) the test merge_parallel uses.
-  const std::vector<const net::Path*>& candidates(net::NodeId src, net::NodeId dst);
-  std::unordered_map<uint64_t, std::vector<const net::Path*>> candidates_;
+  struct Candidates {
+    std::vector<const net::Path*> paths;
+    std::vector<net::LinkId> common;  // links every candidate crosses
+  };
+  const Candidates& candidates(net::NodeId src, net::NodeId dst);
+  std::unordered_map<uint64_t, Candidates> candidates_;
   std::map<net::LinkId, LinkSeries> series_;
+  std::vector<LinkSeries*> series_of_;  // by LinkId, into series_ (nodes do not move)
 };
 
 }  // namespace seer::sim

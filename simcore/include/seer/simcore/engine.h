@@ -162,6 +162,9 @@ class Engine {
     double hbm_rate = 0;                // compute ops: device-memory bytes/s while running
   };
   using TransferKey = std::tuple<uint64_t, int, int, uint64_t>;  // comm, src, dst, k
+  struct TransferKeyHash {
+    size_t operator()(const TransferKey& k) const;
+  };
   struct OpColl {
     uint64_t comm = 0;
     int rank = 0;
@@ -186,7 +189,8 @@ class Engine {
     std::vector<int> gpus;
     CommShape shape;
     std::map<int, uint64_t> next_seq;
-    std::map<std::pair<int, int>, uint64_t> sends, recvs;
+    // Sends and recvs posted per ordered rank pair (src << 32 | dst).
+    std::unordered_map<uint64_t, uint64_t> sends, recvs;
   };
   struct Stream {
     int process = 0;
@@ -281,7 +285,7 @@ class Engine {
   std::map<uint64_t, Comm> comms_;
   std::vector<OpColl> colls_;
   std::map<std::pair<uint64_t, uint64_t>, Instance> instances_;
-  std::map<TransferKey, Transfer> transfers_;
+  std::unordered_map<TransferKey, Transfer, TransferKeyHash> transfers_;
   std::vector<std::string> errors_;
   uint32_t pending_coll_ = UINT32_MAX;
   struct NetTask {
