@@ -100,6 +100,34 @@ TEST(PayloadExchange, SendRecvPairsPerOrderedRankPair) {
   EXPECT_EQ(error, "");
 }
 
+// A sender that stays ahead of its receiver by a few hundred calls, then more: every pair still
+// meets the send of its own number (the channel drops completed pairs as it goes).
+TEST(PayloadExchange, SenderFarAheadStillPairsInOrder) {
+  PayloadExchange x;
+  std::string error;
+  int sent = 0, received = 0;
+  const auto recv = [&] {
+    const uint64_t id = 1000 + static_cast<uint64_t>(received);
+    auto r = x.submit(1, 3, 2, 1, part(wire::COLL_RECV, 1, 0, "", id), error);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].id, id);
+    EXPECT_EQ(r[0].bytes, ints({received + 1}));  // zeros would travel as a size
+    ++received;
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 300; ++i) {
+      EXPECT_TRUE(
+          x.submit(0, 3, 2, 0, part(wire::COLL_SEND, 1, 1, ints({sent + 1}), 0), error).empty());
+      ++sent;
+    }
+    for (int i = 0; i < 200; ++i) recv();
+    EXPECT_EQ(x.describe_waiting().size(), static_cast<size_t>(sent - received));
+  }
+  while (received < sent) recv();
+  EXPECT_TRUE(x.describe_waiting().empty());
+  EXPECT_EQ(error, "");
+}
+
 // Send/recv parts of a group over the limit are withheld (PAYLOAD.md): still matched, so that
 // only one side carrying bytes never shifts later pairs, and never leaving a receiver waiting.
 TEST(PayloadExchange, WithheldSendGivesTheReceiverAnEmptyResult) {
