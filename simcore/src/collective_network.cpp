@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "seer/netsim/hash.h"
@@ -179,14 +181,19 @@ bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::N
   const net::Path& chosen = choose_path(src, dst, hash);
   net::Path path{chosen.links, latency};  // NCCL's latency term, which covers the hops
   const net::FlowId id = flows_->start_flow(now, path, bytes, rate, weight);
-  flow_token_[id] = token;
+  if (id < first_flow_ + static_cast<net::FlowId>(running_.size())) {
+    throw std::logic_error("network model reused flow id " + std::to_string(id));
+  }
+  if (running_.empty()) first_flow_ = id;
+  running_.resize(static_cast<size_t>(id - first_flow_) + 1);
+  running_.back() = RunningFlow{token, nullptr, weight, true};
   ++pending_[token];
   for (const net::LinkId l : path.links) {
     if (static_cast<size_t>(l) >= link_bytes_.size()) link_bytes_.resize(l + 1, 0.0);
     link_bytes_[l] += bytes;
   }
   if (track_links()) {
-    flow_path_[id] = {&chosen, weight};
+    running_.back().path = &chosen;
     for (const net::LinkId l : path.links) {
       if (static_cast<size_t>(l) >= link_flows_.size()) link_flows_.resize(l + 1, 0.0);
       link_flows_[l] += weight;
@@ -459,23 +466,31 @@ std::vector<uint64_t> CollectiveNetwork::advance_to(Time t) {
     last_recorded_ = t;
   }
   for (const net::FlowId id : finished) {
-    if (track_links()) {
-      auto fl = flow_path_.find(id);
-      if (fl != flow_path_.end()) {
-        for (const net::LinkId l : fl->second.path->links) link_flows_[l] -= fl->second.weight;
-        flow_path_.erase(fl);
-      }
+    RunningFlow* flow = running_flow(id);
+    if (flow == nullptr) continue;
+    flow->running = false;
+    if (flow->path != nullptr) {
+      for (const net::LinkId l : flow->path->links) link_flows_[l] -= flow->weight;
     }
-    auto it = flow_token_.find(id);
-    if (it == flow_token_.end()) continue;
-    const uint64_t token = it->second;
-    flow_token_.erase(it);
+    const uint64_t token = flow->token;
     if (--pending_[token] == 0) {
       pending_.erase(token);
       done.push_back(token);
     }
   }
+  while (!running_.empty() && !running_.front().running) {
+    running_.pop_front();
+    ++first_flow_;
+  }
   return done;
+}
+
+CollectiveNetwork::RunningFlow* CollectiveNetwork::running_flow(net::FlowId id) {
+  if (id < first_flow_ || id - first_flow_ >= static_cast<net::FlowId>(running_.size())) {
+    return nullptr;
+  }
+  RunningFlow& flow = running_[static_cast<size_t>(id - first_flow_)];
+  return flow.running ? &flow : nullptr;
 }
 
 // After the flows changed at `t`: the load of every link that has (or just had) flows, appended

@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -100,7 +101,7 @@ void BM_SteadyChurn(benchmark::State& state) {
   Router router(fabric.topology());
   std::mt19937_64 random(7);
   const auto pool = path_pool(fabric, router, traffic, random);
-  FlowModel model(fabric.topology(), FlowModelOptions{tolerance});
+  FlowModel model(fabric.topology(), FlowModelOptions{.tolerance = tolerance});
   for (int i = 0; i < kConcurrentFlows; ++i) {
     model.start_flow(0, *pool[random() % pool.size()], random_bytes(random));
   }
@@ -120,6 +121,91 @@ void BM_SteadyChurn(benchmark::State& state) {
       (tolerance > 0 ? ", tolerance " + std::to_string(state.range(1)) + "e-3" : ", exact"));
 }
 BENCHMARK(BM_SteadyChurn)->ArgsProduct({{0, 1}, {0, 10, 30, 100}})->Unit(benchmark::kMicrosecond);
+
+// Flow completion times of the steady churn under a faster setting against the exact model. Each
+// of the 10,000 streams sends its own fixed sequence of flows, one after another, so both models
+// run the same flows whatever order they finish in. Reports relative completion-time errors of
+// every flow but each stream's first (those start in one synchronized burst). Arguments: traffic,
+// tolerance in thousandths.
+std::vector<Time> stream_completion_times(const ClusterFabric& fabric,
+                                          const std::vector<const Path*>& pool,
+                                          FlowModelOptions options, int flows_per_stream,
+                                          std::int64_t* events) {
+  FlowModel model(fabric.topology(), options);
+  std::vector<std::mt19937_64> streams;
+  for (int k = 0; k < kConcurrentFlows; ++k) streams.emplace_back(1000 + k);
+  std::vector<std::pair<int, int>> flow_of;  // by FlowId: (stream, index in the stream)
+  std::vector<Time> started;
+  std::vector<Time> fct(static_cast<std::size_t>(kConcurrentFlows) * flows_per_stream, -1);
+  auto send = [&](Time now, int stream, int index) {
+    std::mt19937_64& random = streams[stream];
+    const Path& path = *pool[random() % pool.size()];
+    const FlowId id = model.start_flow(now, path, random_bytes(random));
+    flow_of.resize(id + 1);
+    started.resize(id + 1);
+    flow_of[id] = {stream, index};
+    started[id] = now;
+  };
+  for (int k = 0; k < kConcurrentFlows; ++k) send(0, k, 0);
+  *events = 0;
+  while (auto next = model.next_event_time()) {
+    const int waiting = model.waiting_flow_count();
+    const auto done = model.advance_to_with_times(*next);
+    *events += static_cast<std::int64_t>(done.size()) + (waiting - model.waiting_flow_count());
+    for (const CompletedFlow& flow : done) {
+      const auto [stream, index] = flow_of[flow.id];
+      fct[static_cast<std::size_t>(stream) * flows_per_stream + index] =
+          flow.time - started[flow.id];
+      if (index + 1 < flows_per_stream) send(flow.time, stream, index + 1);
+    }
+  }
+  return fct;
+}
+
+void BM_ChurnAccuracy(benchmark::State& state) {
+  const auto traffic = static_cast<Traffic>(state.range(0));
+  const FlowModelOptions options{.tolerance = static_cast<double>(state.range(1)) / 1000};
+  constexpr int kFlowsPerStream = 4;
+  const ClusterFabric fabric(dgx_h100_cluster_128());
+  Router router(fabric.topology());
+  std::mt19937_64 random(7);
+  const auto pool = path_pool(fabric, router, traffic, random);
+  std::int64_t events = 0;
+  static std::vector<Time> exact_by_traffic[2];  // the exact run is the slow part: once per traffic
+  std::vector<Time>& exact = exact_by_traffic[state.range(0)];
+  if (exact.empty()) exact = stream_completion_times(fabric, pool, {}, kFlowsPerStream, &events);
+  std::vector<double> errors;
+  double bias = 0;
+  for (auto _ : state) {
+    const auto fast = stream_completion_times(fabric, pool, options, kFlowsPerStream, &events);
+    errors.clear();
+    bias = 0;
+    for (std::size_t i = 0; i < exact.size(); ++i) {
+      if (i % kFlowsPerStream == 0) continue;
+      const double error = static_cast<double>(fast[i] - exact[i]) / static_cast<double>(exact[i]);
+      errors.push_back(std::abs(error));
+      bias += error;
+    }
+  }
+  std::sort(errors.begin(), errors.end());
+  double mean = 0;
+  for (double error : errors) mean += error;
+  const auto at = [&](double q) {
+    return errors[static_cast<std::size_t>(q * (errors.size() - 1))];
+  };
+  state.counters["fct_err_mean_%"] = 100 * mean / static_cast<double>(errors.size());
+  state.counters["fct_err_bias_%"] = 100 * bias / static_cast<double>(errors.size());
+  state.counters["fct_err_p50_%"] = 100 * at(0.5);
+  state.counters["fct_err_p99_%"] = 100 * at(0.99);
+  state.counters["fct_err_max_%"] = 100 * errors.back();
+  state.counters["events"] = static_cast<double>(events);
+  state.SetLabel(std::string(traffic == Traffic::Uniform ? "uniform" : "rail-aligned") +
+                 ", tolerance " + std::to_string(state.range(1)) + "e-3");
+}
+BENCHMARK(BM_ChurnAccuracy)
+    ->ArgsProduct({{0, 1}, {10, 30, 100}})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 // One flow arriving into a network loaded with 10,000 long flows, then leaving: two re-solves.
 void BM_OneArrivalIntoLoadedNetwork(benchmark::State& state) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -127,15 +128,20 @@ class CollectiveNetwork {
   net::Router router_;
   std::unique_ptr<net::NetworkModel> flows_;
   std::map<uint64_t, Comm> comms_;
-  std::unordered_map<net::FlowId, uint64_t> flow_token_;
+  // Flows not completed yet, by FlowId - first_flow_ (network models number flows 0, 1, 2, ...:
+  // a deque that drops completed flows from its front beats a hash map per flow).
+  struct RunningFlow {
+    uint64_t token = 0;
+    const net::Path* path = nullptr;  // kept for adaptive routing and utilisation recording
+    double weight = 0;
+    bool running = false;
+  };
+  std::deque<RunningFlow> running_;
+  net::FlowId first_flow_ = 0;
+  RunningFlow* running_flow(net::FlowId id);
   std::unordered_map<uint64_t, int> pending_;  // token -> flows still running
   std::vector<double> link_bytes_;             // by LinkId: bytes of every flow started on it
-  // Flows (waiting or sharing) on each link, kept for adaptive routing and utilisation recording.
-  struct TrackedFlow {
-    const net::Path* path;
-    double weight;
-  };
-  std::unordered_map<net::FlowId, TrackedFlow> flow_path_;
+  // Flows (waiting or sharing) on each link, by weight.
   std::vector<double> link_flows_;  // by LinkId: flows on it, by weight
   // Links recorded while they have (or just had) flows, in no particular order (each link's
   // series is its own), with a flag per LinkId.
