@@ -398,7 +398,7 @@ void Core::become_submitter(ThreadState& ts) {
 }
 
 void Core::add_record(ThreadState& ts, const PodRecord& r) {
-  if (!ts.submitter.load(std::memory_order_relaxed)) become_submitter(ts);
+  ensure_submitter(ts);
   std::lock_guard<std::mutex> lock(batch_mu_);
   pending_.push_back(r);
   pending_.back().thread = ts.id;

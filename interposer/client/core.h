@@ -56,6 +56,11 @@ class Core {
   void leave(ThreadState& ts);
 
   void add_record(ThreadState& ts, const PodRecord& r);
+  // Makes the thread a submitter now, so that a later add_record() never waits on the session:
+  // call it before add_record() under a lock that orders records of several threads.
+  void ensure_submitter(ThreadState& ts) {
+    if (!ts.submitter.load(std::memory_order_relaxed)) become_submitter(ts);
+  }
   // A blocking request; returns the session's answer and sets the thread clock to its time.
   wire::Answer request(ThreadState& ts, wire::Request& r);
 

@@ -55,7 +55,8 @@ StreamObj* CudaState::legacy_stream(ThreadState& ts, int device) {
 }
 
 StreamObj* CudaState::legacy_stream_locked(ThreadState& ts, int device) {
-  std::unique_lock<std::mutex> lock(mu_);
+  Core::instance().ensure_submitter(ts);
+  std::lock_guard<std::mutex> lock(mu_);
   if (legacy_.size() <= static_cast<size_t>(device)) legacy_.resize(device + 1, nullptr);
   if (legacy_[device]) return legacy_[device];
   auto* s = new StreamObj();
@@ -64,8 +65,8 @@ StreamObj* CudaState::legacy_stream_locked(ThreadState& ts, int device) {
   s->legacy = true;
   legacy_[device] = s;
   all_streams_.push_back(s);
-  lock.unlock();
   mark_device_active(device);
+  // Under mu_: another thread's work on this stream reaches the batch after its creation.
   announce(ts, s);
   return s;
 }
@@ -233,24 +234,21 @@ uint64_t CudaState::kernel_id(ThreadState& ts, const void* host_fun) {
   const auto id = reinterpret_cast<uint64_t>(host_fun);
   if (host_fun == tl_last_kernel) return id;
   tl_last_kernel = host_fun;
-  const char* name = nullptr;
-  const wire::TritonKernel* triton = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto [it, inserted] = announced_functions_.emplace(host_fun, id);
-    if (!inserted) return id;
-    auto n = function_names_.find(host_fun);
-    name = n != function_names_.end() ? n->second : nullptr;
-    auto t = triton_kernels_.find(host_fun);
-    triton = t != triton_kernels_.end() ? t->second : nullptr;
-  }
+  Core& core = Core::instance();
+  core.ensure_submitter(ts);
+  // Under mu_: another thread's launch of this kernel reaches the batch after its name.
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, inserted] = announced_functions_.emplace(host_fun, id);
+  if (!inserted) return id;
+  auto n = function_names_.find(host_fun);
+  auto t = triton_kernels_.find(host_fun);
   PodRecord r;
   r.type = PodRecord::kRegisterKernel;
   r.t = ts.clock.load(std::memory_order_relaxed);
   r.a = id;
-  r.name = name ? name : "<unknown kernel>";
-  r.triton = triton;
-  Core::instance().add_record(ts, r);
+  r.name = n != function_names_.end() ? n->second : "<unknown kernel>";
+  r.triton = t != triton_kernels_.end() ? t->second : nullptr;
+  core.add_record(ts, r);
   return id;
 }
 

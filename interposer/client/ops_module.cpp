@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tuple>
+
 #include "cuda_state.h"
 #include "ops.h"
 
@@ -137,7 +139,17 @@ cudaError_t Modules::global(ThreadState& ts, const void* module, const char* nam
       return err;
     }
     lock.lock();
-    it = m->globals.emplace(name, std::make_pair(reinterpret_cast<uint64_t>(p), g->size)).first;
+    bool inserted = false;
+    std::tie(it, inserted) =
+        m->globals.emplace(name, std::make_pair(reinterpret_cast<uint64_t>(p), g->size));
+    if (!inserted) {  // another thread placed it meanwhile
+      const auto placed = it->second;
+      lock.unlock();
+      ops::free_device(ts, p);
+      if (address) *address = placed.first;
+      if (size) *size = placed.second;
+      return cudaSuccess;
+    }
   }
   if (address) *address = it->second.first;
   if (size) *size = it->second.second;

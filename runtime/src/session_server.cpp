@@ -611,8 +611,16 @@ void SessionServer::apply_record(Client& c, wire::Record& r) {
   }
   activity_.on_record(p, r, ok);
   if (!ok) {
-    problems_.push_back("process " + std::to_string(c.info.pid) +
-                        " sent a record naming an unknown stream, GPU or kind (ignored)");
+    // One line per process, however many records: a program that lost a stream sends many.
+    if (c.ignored_records++ == 0) {
+      c.ignored_problem = problems_.size();
+      problems_.emplace_back();
+    }
+    problems_[c.ignored_problem] =
+        "process " + std::to_string(c.info.pid) + " sent " +
+        (c.ignored_records == 1 ? std::string("a record")
+                                : std::to_string(c.ignored_records) + " records") +
+        " naming an unknown stream, GPU or kind (ignored)";
   }
 }
 

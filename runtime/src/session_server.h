@@ -49,6 +49,8 @@ struct Client {
   std::unordered_map<uint64_t, int32_t> triton_kernels;   // client func id -> Triton model index
   std::string last_call;
   size_t pending_requests = 0;
+  uint64_t ignored_records = 0;  // naming an unknown stream, GPU or kind
+  size_t ignored_problem = 0;    // their line in SessionServer::problems_
   // Messages not yet written: collective results are sent unasked, so a client that is busy
   // must not block the session.
   std::string outbox;

@@ -308,6 +308,36 @@ TEST(Determinism, MultiThreadedProgram) {
   }
 }
 
+// Eight threads launch the same 64 kernels at once on the legacy default stream, so each
+// kernel's name and the stream itself are first used by several threads together
+// (programs/first_launches.cu). Every launch must count, under its own name, on that stream:
+// none dropped as work on an unknown stream, none reported as an unregistered kernel.
+TEST(Determinism, KernelsAndTheDefaultStreamFirstUsedByManyThreadsAtOnce) {
+  constexpr int kThreads = 8, kKernels = 64;
+  const int64_t each = kernel_ns(kH100, 132, 128);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    TempDir dir;
+    const Outcome o = seer_run("dgx-h100", dir.file("out"), {program("first_launches")});
+    ASSERT_EQ(o.exit_code, 0) << o.describe();
+    ASSERT_EQ(o.integer("threads"), kThreads) << o.out;
+    const nlohmann::json s = read_json(dir.file("out/summary.json"));
+    EXPECT_EQ(s["problems"], nlohmann::json::array()) << o.out;
+    ASSERT_EQ(s["kernels"].size(), size_t{kKernels}) << s["kernels"].dump(1);
+    std::set<std::string> names;
+    for (const nlohmann::json& k : s["kernels"]) {
+      names.insert(k["name"].get<std::string>());
+      EXPECT_EQ(k["count"], kThreads) << k.dump();
+      EXPECT_EQ(k["avg_ns"], each) << k.dump();
+    }
+    for (int n = 0; n < kKernels; ++n) {
+      EXPECT_TRUE(names.count("void first_launch<" + std::to_string(n) + ">(int)")) << n;
+    }
+    // One stream: the launches run one after another.
+    EXPECT_EQ(s["gpus"][0]["kernels"]["count"], kThreads * kKernels);
+    EXPECT_EQ(s["gpus"][0]["busy_ns"], int64_t{kThreads} * kKernels * each);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // --host-time measured: the thread's CPU time counts too, so host figures are at least the
 // modeled ones; device durations do not change.

@@ -80,6 +80,25 @@ TEST(SessionFuzzRegressions, NvtxRecordOfUnknownKindIsIgnored) {
             "process 4242 sent a record naming an unknown stream, GPU or kind (ignored)");
 }
 
+// Each ignored record added a line of its own: a program whose launches all went to a stream the
+// session never heard of buried the report's problems under thousands of identical lines.
+TEST(SessionFuzzRegressions, IgnoredRecordsOfOneProcessAreCountedOnOneLine) {
+  wire::ClientMessage m;
+  for (int i = 0; i < 3; ++i) {
+    wire::Copy* copy = m.mutable_batch()->add_records()->mutable_copy();
+    copy->set_stream(77);
+    copy->set_kind(wire::COPY_H2D);
+    copy->set_bytes(4096);
+  }
+  wire::ClientMessage bye;
+  bye.mutable_batch()->mutable_request()->set_goodbye(true);
+  bye.mutable_batch()->set_all_blocked(true);
+  const SessionResult r = serve_stream(hello() + framed(m) + framed(bye));
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0],
+            "process 4242 sent 3 records naming an unknown stream, GPU or kind (ignored)");
+}
+
 // A communicator whose member names a GPU the cluster does not have threw std::out_of_range out of
 // Engine::add_comm and ended the session.
 TEST(SessionFuzzRegressions, CommunicatorOnAGpuTheClusterLacksDropsTheClient) {
