@@ -95,6 +95,15 @@ pid_t launch(const std::vector<std::string>& argv, const std::string& socket_pat
   if (std::filesystem::exists(audit) && !std::getenv("SEER_NO_AUDIT")) {
     const char* existing = std::getenv("LD_AUDIT");
     ::setenv("LD_AUDIT", (existing && *existing ? audit + ":" + existing : audit).c_str(), 1);
+    // The audit module's namespace takes most of the static TLS glibc keeps for libraries loaded
+    // later; a preloaded malloc (jemalloc) then fails to load with "cannot allocate memory in
+    // static TLS block". More room, unless the user set it.
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    const std::string user = tunables ? tunables : "";
+    if (user.find("glibc.rtld.optional_static_tls") == std::string::npos) {
+      const std::string room = "glibc.rtld.optional_static_tls=16384";
+      ::setenv("GLIBC_TUNABLES", (user.empty() ? room : user + ":" + room).c_str(), 1);
+    }
   }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));

@@ -7,6 +7,7 @@
 
 #include <ctime>
 
+#include "allocator_code.h"
 #include "core.h"
 #include "time_source.h"
 
@@ -41,7 +42,12 @@ extern "C" {
 
 __attribute__((visibility("default"))) int clock_gettime(clockid_t clock, timespec* ts) {
   if (is_null(ts) || !use_virtual(clock)) return seer::client::real_clock_gettime(clock, ts);
-  fill(seer::client::Core::instance().clock_read_ns(clock), ts);
+  // A malloc's own reads (jemalloc's decay timers) are not charged (allocator_code.h).
+  auto& core = seer::client::Core::instance();
+  fill(seer::client::in_allocator_code(__builtin_return_address(0))
+           ? core.uncharged_clock_read_ns(clock)
+           : core.clock_read_ns(clock),
+       ts);
   return 0;
 }
 
@@ -56,7 +62,10 @@ __attribute__((visibility("default"))) int gettimeofday(struct timeval* tv, void
     clear_timezone(tz);
     return 0;
   }
-  const int64_t ns = seer::client::Core::instance().clock_read_ns(CLOCK_REALTIME);
+  auto& core = seer::client::Core::instance();
+  const int64_t ns = seer::client::in_allocator_code(__builtin_return_address(0))
+                         ? core.uncharged_clock_read_ns(CLOCK_REALTIME)
+                         : core.clock_read_ns(CLOCK_REALTIME);
   if (!is_null(tv)) {
     tv->tv_sec = ns / 1000000000;
     tv->tv_usec = (ns % 1000000000) / 1000;

@@ -675,6 +675,13 @@ void Core::dispatch(wire::SessionMessage& m) {
   if (waited) answer_cv_.notify_all();
 }
 
+int64_t Core::uncharged_clock_read_ns(clockid_t clock) const {
+  const int64_t now = clock_peek_ns(clock);
+  // Readings never go back: not before what a modeled read showed.
+  if (!modeled() || !tl_thread || !tl_thread->registered) return now;
+  return std::max(now, clock_base_[clock & 15] + tl_thread->last_shown);
+}
+
 int64_t Core::clock_read_ns(clockid_t clock) {
   const int64_t base = clock_base_[clock & 15];
   const Time quantum = costs().clock_read();

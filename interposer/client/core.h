@@ -74,6 +74,9 @@ class Core {
 
   // Virtual time for clock_gettime & co. (ns since the epoch of `clock`), for any thread.
   int64_t clock_read_ns(clockid_t clock);
+  // The same reading, not charged as a clock read: the clock does not move for it (a malloc's
+  // own reads, allocator_code.h, which depend on how it met other threads in real time).
+  int64_t uncharged_clock_read_ns(clockid_t clock) const;
   // The same reading without advancing the thread's clock (timed waits convert deadlines).
   int64_t clock_peek_ns(clockid_t clock) const;
   // The calling thread slept or waited (timed_waits.cpp): the clock reads of its polling loop are

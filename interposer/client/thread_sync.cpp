@@ -15,7 +15,24 @@
 #include <atomic>
 #include <climits>
 
+#include "allocator_code.h"
 #include "libc_next.h"
+
+// glibc's mutex functions, bound when this library is linked. Resolving them at run time (dlsym)
+// may call malloc, and a preloaded malloc takes its first mutex before that could be done.
+#if defined(__x86_64__)
+#define SEER_GLIBC_BASE_VERSION "GLIBC_2.2.5"
+#elif defined(__aarch64__)
+#define SEER_GLIBC_BASE_VERSION "GLIBC_2.17"
+#else
+#error "the first glibc symbol version of this architecture is not known"
+#endif
+extern "C" int seer_glibc_mutex_lock(pthread_mutex_t* mutex);
+extern "C" int seer_glibc_mutex_trylock(pthread_mutex_t* mutex);
+extern "C" int seer_glibc_mutex_unlock(pthread_mutex_t* mutex);
+__asm__(".symver seer_glibc_mutex_lock,__pthread_mutex_lock@" SEER_GLIBC_BASE_VERSION);
+__asm__(".symver seer_glibc_mutex_trylock,__pthread_mutex_trylock@" SEER_GLIBC_BASE_VERSION);
+__asm__(".symver seer_glibc_mutex_unlock,__pthread_mutex_unlock@" SEER_GLIBC_BASE_VERSION);
 
 namespace seer::client {
 namespace {
@@ -100,6 +117,7 @@ void after_lock(pthread_mutex_t* mutex) {
 
 using seer::client::Core;
 using seer::client::HandoffWait;
+using seer::client::in_allocator_code;
 using seer::client::libc_next;
 using seer::client::ThreadState;
 
@@ -142,27 +160,30 @@ __attribute__((visibility("default"))) int pthread_join(pthread_t thread, void**
 // A mutex passes time from the thread that last released it to the one that takes it next: a
 // thread that finds a finished result under a lock (a future completed before anyone waited on
 // it) continues from the time it was finished at, whichever thread got there first in real time.
+// A malloc's own mutexes are left out (allocator_code.h).
 __attribute__((visibility("default"))) int pthread_mutex_lock(pthread_mutex_t* mutex) {
-  static auto real = libc_next<int (*)(pthread_mutex_t*)>("pthread_mutex_lock");
-  const int rc = real(mutex);
-  if (rc == 0) seer::client::after_lock(mutex);
+  const int rc = seer_glibc_mutex_lock(mutex);
+  if (rc == 0 && !in_allocator_code(__builtin_return_address(0))) {
+    seer::client::after_lock(mutex);
+  }
   return rc;
 }
 
 __attribute__((visibility("default"))) int pthread_mutex_trylock(pthread_mutex_t* mutex) {
-  static auto real = libc_next<int (*)(pthread_mutex_t*)>("pthread_mutex_trylock");
-  const int rc = real(mutex);
-  if (rc == 0) seer::client::after_lock(mutex);
+  const int rc = seer_glibc_mutex_trylock(mutex);
+  if (rc == 0 && !in_allocator_code(__builtin_return_address(0))) {
+    seer::client::after_lock(mutex);
+  }
   return rc;
 }
 
 __attribute__((visibility("default"))) int pthread_mutex_unlock(pthread_mutex_t* mutex) {
-  static auto real = libc_next<int (*)(pthread_mutex_t*)>("pthread_mutex_unlock");
+  if (in_allocator_code(__builtin_return_address(0))) return seer_glibc_mutex_unlock(mutex);
   if (ThreadState* ts = seer::client::handoff_participant()) {
     seer::client::InternalScope internal;
     Core::instance().release(*ts, mutex, 0);
   }
-  return real(mutex);
+  return seer_glibc_mutex_unlock(mutex);
 }
 
 __attribute__((visibility("default"))) int pthread_cond_wait(pthread_cond_t* cond,
@@ -206,7 +227,8 @@ __attribute__((visibility("default"))) int sem_wait(sem_t* sem) {
 // rank, not computing (Core::park_idle_threads).
 __attribute__((visibility("default"))) int sched_yield() {
   static auto real = libc_next<int (*)()>("sched_yield");
-  Core::note_host_wait(true);
+  // A malloc spinning on its own lock waits for another thread of the process, not outside.
+  if (!in_allocator_code(__builtin_return_address(0))) Core::note_host_wait(true);
   return real();
 }
 

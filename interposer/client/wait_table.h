@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "raw_allocator.h"
+
 namespace seer::client {
 
 // What the threads of a process that wait on one another (mutexes, condition variables,
@@ -29,10 +31,12 @@ class WaitTable {
   void forget(const void* object);
 
  private:
+  // Never from malloc: see raw_allocator.h.
+  using Tokens = std::multiset<int64_t, std::less<>, RawAllocator<int64_t>>;
   struct Entry {
     int waiters = 0;
     int64_t stamp = INT64_MIN;
-    std::multiset<int64_t> tokens;
+    Tokens tokens;
   };
   void drop_tokens_locked(Entry& e);
 
@@ -53,8 +57,10 @@ class WaitTable {
     SpinLock& l_;
   };
   mutable SpinLock mu_;
-  std::unordered_map<const void*, Entry> entries_;
-  std::multiset<int64_t> all_tokens_;
+  std::unordered_map<const void*, Entry, std::hash<const void*>, std::equal_to<>,
+                     RawAllocator<std::pair<const void* const, Entry>>>
+      entries_;
+  Tokens all_tokens_;
 };
 
 }  // namespace seer::client

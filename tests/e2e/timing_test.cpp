@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "e2e_util.h"
 
@@ -420,6 +421,47 @@ TEST(KernelArguments, ReadOnlyWhereTheImageSaysTheParameterIs) {
   EXPECT_GT(o.integer("tiled_registers"), 0);
   EXPECT_EQ(o.integer("tiled_blocks_per_sm"), 233472 / 40960);
 }
+
+// Many PyTorch users preload jemalloc or tcmalloc. Such a malloc needs static TLS beside Seer's
+// audit module, and takes its own mutexes (and reads clocks, and yields) through Seer's wrappers,
+// also while it starts and while it holds its locks: the run must work, and the malloc's own
+// locks and clock reads must not pass virtual time between threads (allocator_code.h). So the
+// figures are those of glibc's malloc, and the same in every run.
+class PreloadedAllocator : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PreloadedAllocator, GivesGlibcMallocsFiguresInEveryRun) {
+  const std::string library = std::string("/usr/lib/x86_64-linux-gnu/") + GetParam();
+  if (!std::filesystem::exists(library)) {
+    GTEST_SKIP() << library << " is missing (scripts/setup.sh installs it)";
+  }
+  const Env preload{{"LD_PRELOAD", library}};
+  {
+    TempDir dir;
+    const Outcome o = seer_run("dgx-h100", dir.file("out"), {program("copies"), "1"}, preload);
+    ASSERT_EQ(o.exit_code, 0) << o.describe();
+    expect_copies(o, kH100, kDgxH100);
+  }
+  TempDir plain_dir;
+  const Outcome plain = seer_run("dgx-h100", plain_dir.file("out"), {program("threads")});
+  ASSERT_EQ(plain.exit_code, 0) << plain.describe();
+  ASSERT_EQ(plain.results.size(), 10u) << plain.describe();
+  const std::string plain_summary = read_file(plain_dir.file("out/summary.json"));
+  for (int run = 0; run < 3; ++run) {
+    TempDir dir;
+    const Outcome o = seer_run("dgx-h100", dir.file("out"), {program("threads")}, preload);
+    ASSERT_EQ(o.exit_code, 0) << o.describe();
+    EXPECT_EQ(o.results, plain.results) << o.out;
+    EXPECT_EQ(read_file(dir.file("out/summary.json")), plain_summary) << "run " << run;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Libraries, PreloadedAllocator,
+                         ::testing::Values("libjemalloc.so.2", "libtcmalloc_minimal.so.4"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param).find("jemalloc") != std::string::npos
+                                      ? "Jemalloc"
+                                      : "Tcmalloc";
+                         });
 
 }  // namespace
 }  // namespace seer::e2e
