@@ -9,7 +9,7 @@ packages=(
   openmpi-bin libopenmpi-dev
   clang libclang-rt-dev
   libssl-dev libns3-dev libgsl-dev
-  libjemalloc2 libtcmalloc-minimal4
+  libjemalloc-dev libjemalloc2 libtcmalloc-minimal4
 )
 
 missing=()
