@@ -18,6 +18,34 @@
 #include "allocator_code.h"
 #include "libc_next.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SEER_CLIENT_UNDER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SEER_CLIENT_UNDER_ASAN 1
+#endif
+
+#if defined(SEER_CLIENT_UNDER_ASAN)
+// ASan's runtime defines an unversioned __pthread_mutex_lock that a link-time binding would reach,
+// and that interceptor calls nothing until ASan has started, which can be after another library's
+// constructor has taken a mutex. No preloaded malloc runs beside ASan, so dlsym is safe here.
+namespace {
+int seer_glibc_mutex_lock(pthread_mutex_t* mutex) {
+  static auto real = seer::client::libc_next<int (*)(pthread_mutex_t*)>("pthread_mutex_lock");
+  return real(mutex);
+}
+int seer_glibc_mutex_trylock(pthread_mutex_t* mutex) {
+  static auto real = seer::client::libc_next<int (*)(pthread_mutex_t*)>("pthread_mutex_trylock");
+  return real(mutex);
+}
+int seer_glibc_mutex_unlock(pthread_mutex_t* mutex) {
+  static auto real = seer::client::libc_next<int (*)(pthread_mutex_t*)>("pthread_mutex_unlock");
+  return real(mutex);
+}
+}  // namespace
+#else
 // glibc's mutex functions, bound when this library is linked. Resolving them at run time (dlsym)
 // may call malloc, and a preloaded malloc takes its first mutex before that could be done.
 #if defined(__x86_64__)
@@ -33,6 +61,7 @@ extern "C" int seer_glibc_mutex_unlock(pthread_mutex_t* mutex);
 __asm__(".symver seer_glibc_mutex_lock,__pthread_mutex_lock@" SEER_GLIBC_BASE_VERSION);
 __asm__(".symver seer_glibc_mutex_trylock,__pthread_mutex_trylock@" SEER_GLIBC_BASE_VERSION);
 __asm__(".symver seer_glibc_mutex_unlock,__pthread_mutex_unlock@" SEER_GLIBC_BASE_VERSION);
+#endif
 
 namespace seer::client {
 namespace {
