@@ -1,6 +1,7 @@
 #include "payload_exchange.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "payload_reduce.h"
 
@@ -100,12 +101,6 @@ std::vector<std::string> collective_outputs(const std::vector<wire::CollPart>& p
   return out;
 }
 
-size_t PayloadExchange::ChannelHash::operator()(const ChannelKey& k) const {
-  const uint64_t pair = (static_cast<uint64_t>(static_cast<uint32_t>(std::get<1>(k))) << 32) |
-                        static_cast<uint32_t>(std::get<2>(k));
-  return std::hash<uint64_t>()(std::get<0>(k) * 0x9e3779b97f4a7c15ull ^ pair);
-}
-
 bool all_zero(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == 0; });
 }
@@ -164,31 +159,37 @@ std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, in
     if (peer < 0 || peer >= nranks) return results;
     const int sender = send ? rank : peer;
     const int receiver = send ? peer : rank;
-    Channel& ch = channels_[{comm, sender, receiver}];
+    Channel& ch = channel(comm, nranks, sender, receiver);
     const uint64_t number = send ? ch.sends++ : ch.recvs++;
     while (ch.waiting() <= number - ch.first) ch.pending.emplace_back();
     PendingP2p& p = ch.at(number);
-    (send ? p.send : p.recv) = contribution(client, part);
+    P2pSide& side = send ? p.send : p.recv;
+    side.present = true;
+    side.withheld = part.withheld();
+    side.client = client;
+    side.datatype = part.datatype();
+    side.count = part.count();
+    side.result_id = part.result_id();
+    side.input = std::move(*part.mutable_input());
     if (!p.send.present || !p.recv.present) return results;
-    if (p.send.part.count() != p.recv.part.count() ||
-        p.send.part.datatype() != p.recv.part.datatype()) {
+    if (p.send.count != p.recv.count || p.send.datatype != p.recv.datatype) {
       error = "ncclSend/ncclRecv #" + std::to_string(number) + " from rank " +
               std::to_string(sender) + " to rank " + std::to_string(receiver) +
               " disagree on count or datatype";
     }
     // Either side may withhold its bytes (its group is over the limit): a receiver that waits
     // for them gets an empty result and keeps what its buffer held.
-    if (p.recv.part.result_id()) {
-      const int bytes = payload::element_bytes(p.recv.part.datatype());
-      PayloadResult r{p.recv.client, p.recv.part.result_id(), {}, 0};
-      if (p.send.part.withheld()) {
+    if (p.recv.result_id) {
+      const int bytes = payload::element_bytes(p.recv.datatype);
+      PayloadResult r{p.recv.client, p.recv.result_id, {}, 0};
+      if (p.send.withheld) {
         // empty: the receiver keeps what its buffer held
-      } else if (all_zero(p.send.part.input())) {
-        r.zeros = p.recv.part.count() * static_cast<uint64_t>(bytes);
-      } else if (p.send.part.input().size() == p.recv.part.count() * uint64_t(bytes)) {
-        r.bytes = std::move(*p.send.part.mutable_input());
+      } else if (all_zero(p.send.input)) {
+        r.zeros = p.recv.count * static_cast<uint64_t>(bytes);
+      } else if (p.send.input.size() == p.recv.count * uint64_t(bytes)) {
+        r.bytes = std::move(p.send.input);
       } else {
-        r.bytes = slice(p.send.part.input(), 0, p.recv.part.count(), bytes);
+        r.bytes = slice(p.send.input, 0, p.recv.count, bytes);
       }
       results.push_back(std::move(r));
     }
@@ -235,6 +236,20 @@ std::vector<PayloadResult> PayloadExchange::submit(int client, uint64_t comm, in
   return results;
 }
 
+PayloadExchange::Channel& PayloadExchange::channel(uint64_t comm, int nranks, int sender,
+                                                   int receiver) {
+  uint32_t* slot = &comm_channels_.try_emplace(comm, nranks).first->second.slot(sender, receiver);
+  if (*slot == 0) {
+    Channel ch;
+    ch.comm = comm;
+    ch.sender = sender;
+    ch.receiver = receiver;
+    channels_.push_back(std::move(ch));
+    *slot = static_cast<uint32_t>(channels_.size());
+  }
+  return channels_[*slot - 1];
+}
+
 std::vector<std::string> PayloadExchange::describe_waiting() const {
   std::vector<std::string> out;
   for (const auto& [key, c] : collectives_) {
@@ -252,19 +267,20 @@ std::vector<std::string> PayloadExchange::describe_waiting() const {
                   std::to_string(key.second) + " on communicator " + std::to_string(key.first) +
                   " waits for ranks " + missing + ", which have not called it");
   }
-  std::vector<ChannelKey> keys;
-  for (const auto& [key, ch] : channels_) {
-    if (ch.waiting() > 0) keys.push_back(key);
+  std::vector<const Channel*> waiting;
+  for (const Channel& ch : channels_) {
+    if (ch.waiting() > 0) waiting.push_back(&ch);
   }
-  std::sort(keys.begin(), keys.end());
-  for (const ChannelKey& key : keys) {
-    const Channel& ch = channels_.at(key);
-    for (size_t i = 0; i < ch.waiting(); ++i) {
-      out.push_back("the data of ncclSend/ncclRecv #" + std::to_string(ch.first + i) +
-                    " from rank " + std::to_string(std::get<1>(key)) + " to rank " +
-                    std::to_string(std::get<2>(key)) + " on communicator " +
-                    std::to_string(std::get<0>(key)) + " waits for the " +
-                    (ch.pending[ch.head + i].send.present ? "ncclRecv" : "ncclSend"));
+  std::sort(waiting.begin(), waiting.end(), [](const Channel* a, const Channel* b) {
+    return std::tie(a->comm, a->sender, a->receiver) < std::tie(b->comm, b->sender, b->receiver);
+  });
+  for (const Channel* ch : waiting) {
+    for (size_t i = 0; i < ch->waiting(); ++i) {
+      out.push_back("the data of ncclSend/ncclRecv #" + std::to_string(ch->first + i) +
+                    " from rank " + std::to_string(ch->sender) + " to rank " +
+                    std::to_string(ch->receiver) + " on communicator " + std::to_string(ch->comm) +
+                    " waits for the " +
+                    (ch->pending[ch->head + i].send.present ? "ncclRecv" : "ncclSend"));
     }
   }
   return out;

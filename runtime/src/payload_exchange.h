@@ -4,10 +4,10 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
+#include "seer/simcore/rank_pair_index.h"
 #include "wire.pb.h"
 
 namespace seer::rt {
@@ -45,9 +45,20 @@ class PayloadExchange {
     std::vector<Contribution> ranks;
     int arrived = 0;
   };
+  // What matching a send with its recv needs of each side: a p2p part is kept without the
+  // protobuf message (an all-to-all submits one per peer).
+  struct P2pSide {
+    bool present = false;
+    bool withheld = false;
+    int client = 0;
+    int datatype = 0;
+    uint64_t count = 0;
+    uint64_t result_id = 0;
+    std::string input;
+  };
   struct PendingP2p {
-    Contribution send;
-    Contribution recv;
+    P2pSide send;
+    P2pSide recv;
   };
   std::map<std::pair<uint64_t, uint64_t>, PendingCollective> collectives_;  // (comm, call number)
   std::map<std::pair<uint64_t, int>, uint64_t> calls_;                      // (comm, rank)
@@ -56,6 +67,9 @@ class PayloadExchange {
   // first+1, ... (a vector emptied when all are done keeps its memory: an all-to-all passes
   // through every pair of ranks at every call).
   struct Channel {
+    uint64_t comm = 0;
+    int sender = 0;
+    int receiver = 0;
     uint64_t sends = 0;
     uint64_t recvs = 0;
     uint64_t first = 0;
@@ -64,11 +78,9 @@ class PayloadExchange {
     size_t waiting() const { return pending.size() - head; }
     PendingP2p& at(uint64_t number) { return pending[head + (number - first)]; }
   };
-  using ChannelKey = std::tuple<uint64_t, int, int>;  // (comm, sender, receiver)
-  struct ChannelHash {
-    size_t operator()(const ChannelKey& k) const;
-  };
-  std::unordered_map<ChannelKey, Channel, ChannelHash> channels_;
+  Channel& channel(uint64_t comm, int nranks, int sender, int receiver);
+  std::unordered_map<uint64_t, sim::RankPairIndex> comm_channels_;  // into channels_
+  std::vector<Channel> channels_;
 };
 
 // The outputs of a complete collective, one per rank (empty where a rank receives nothing);

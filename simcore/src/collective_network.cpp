@@ -63,7 +63,8 @@ CollectiveNetwork::CollectiveNetwork(NetworkConfig config)
       router_(fabric_.topology(),
               config_.ecmp ? net::RoutingMode::Ecmp : net::RoutingMode::SinglePath),
       flows_(config_.model == "ns3" ? net::make_ns3_model(fabric_.topology())
-                                    : std::make_unique<net::FlowModel>(fabric_.topology())) {}
+                                    : std::make_unique<net::FlowModel>(fabric_.topology())),
+      candidate_index_(fabric_.topology().node_count()) {}
 
 CollectiveNetwork::~CollectiveNetwork() = default;
 
@@ -118,26 +119,32 @@ std::vector<std::vector<int>> CollectiveNetwork::local_orders(const Comm& c, int
 // the same set for every flow between the two, so it is computed once.
 const CollectiveNetwork::Candidates& CollectiveNetwork::candidates(net::NodeId src,
                                                                    net::NodeId dst) {
+  uint32_t& slot = candidate_index_.slot(src, dst);
+  if (slot != 0) return candidates_[slot - 1];
+  constexpr int kCandidates = 16;
+  Candidates& c = candidates_.emplace_back();
+  slot = static_cast<uint32_t>(candidates_.size());
   const uint64_t pair =
       (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32) | static_cast<uint32_t>(dst);
-  auto [it, fresh] = candidates_.try_emplace(pair);
-  if (fresh) {
-    constexpr int kCandidates = 16;
-    std::vector<const net::Path*>& paths = it->second.paths;
-    const uint64_t seed = net::mix64(pair);
-    for (int i = 0; i < kCandidates; ++i) {
-      const net::Path* p =
-          &router_.route(src, dst, net::hash_combine(seed, static_cast<uint64_t>(i)));
-      if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
-    }
-    for (const net::LinkId l : paths.front()->links) {
-      const bool everywhere = std::all_of(paths.begin(), paths.end(), [&](const net::Path* p) {
-        return std::find(p->links.begin(), p->links.end(), l) != p->links.end();
-      });
-      if (everywhere) it->second.common.push_back(l);
+  const uint64_t seed = net::mix64(pair);
+  for (int i = 0; i < kCandidates; ++i) {
+    const net::Path* p =
+        &router_.route(src, dst, net::hash_combine(seed, static_cast<uint64_t>(i)));
+    if (std::find(c.paths.begin(), c.paths.end(), p) == c.paths.end()) c.paths.push_back(p);
+  }
+  for (const net::LinkId l : c.paths.front()->links) {
+    const bool everywhere = std::all_of(c.paths.begin(), c.paths.end(), [&](const net::Path* p) {
+      return std::find(p->links.begin(), p->links.end(), l) != p->links.end();
+    });
+    if (everywhere) c.common.push_back(l);
+  }
+  for (const net::Path* p : c.paths) {
+    std::vector<net::LinkId>& own = c.own.emplace_back();
+    for (const net::LinkId l : p->links) {
+      if (std::find(c.common.begin(), c.common.end(), l) == c.common.end()) own.push_back(l);
     }
   }
-  return it->second;
+  return c;
 }
 
 // ECMP: the path the flow hash picks. Adaptive: of the pair's candidate paths, the one whose
@@ -159,19 +166,20 @@ const net::Path& CollectiveNetwork::choose_path(net::NodeId src, net::NodeId dst
     return most;
   };
   // No candidate is less loaded than the links they all cross (the NICs' own, on a fat-tree):
-  // once one reaches that, the search is over.
+  // once one reaches that, the search is over. A path's load is the larger of that floor and
+  // the busiest of its own links.
   const double floor = load_of(c.common);
-  const net::Path* best = paths[start];
-  double best_load = load_of(best->links);
+  uint32_t best = start;
+  double best_load = std::max(floor, load_of(c.own[start]));
   for (uint32_t i = 1; i < size && best_load > floor; ++i) {
-    const net::Path* p = paths[(start + i) % size];
-    const double l = load_of(p->links);
+    const uint32_t k = (start + i) % size;
+    const double l = std::max(floor, load_of(c.own[k]));
     if (l < best_load) {
-      best = p;
+      best = k;
       best_load = l;
     }
   }
-  return *best;
+  return *paths[best];
 }
 
 bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::NodeId dst,

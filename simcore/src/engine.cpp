@@ -313,6 +313,11 @@ void Engine::finish(OpId id) {
   op.deps.shrink_to_fit();
   op.wait_groups.clear();
   op.wait_groups.shrink_to_fit();
+  if (op.coll != UINT32_MAX) {
+    OpColl& c = colls_[op.coll];
+    std::vector<CollPart>().swap(c.parts);
+    std::vector<TransferRef>().swap(c.transfers);
+  }
 }
 
 void Engine::add_comm(uint64_t comm, const std::vector<int>& gpus) {
@@ -323,6 +328,7 @@ void Engine::add_comm(uint64_t comm, const std::vector<int>& gpus) {
   std::sort(nodes.begin(), nodes.end());
   c.shape.nranks = static_cast<int>(gpus.size());
   c.shape.nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+  c.pairs = RankPairIndex(c.shape.nranks);
   comms_[comm] = std::move(c);
   if (net_) net_->add_comm(comm, gpus);
 }
@@ -351,9 +357,16 @@ bool Engine::submit_collective(int process, uint64_t stream, Time t, uint64_t co
       const bool send = p.kind == CollKind::kSend;
       const int src = send ? rank : p.root;
       const int dst = send ? p.root : rank;
-      const uint64_t pair = uint64_t{static_cast<uint32_t>(src)} << 32 | static_cast<uint32_t>(dst);
-      auto& counter = send ? cm.sends[pair] : cm.recvs[pair];
-      oc.transfers.emplace_back(comm, src, dst, counter++);
+      uint32_t& slot = cm.pairs.slot(src, dst);
+      if (slot == 0) {
+        PairTransfers& pt = pair_transfers_.emplace_back();
+        pt.comm = comm;
+        pt.src = src;
+        pt.dst = dst;
+        slot = static_cast<uint32_t>(pair_transfers_.size());
+      }
+      PairTransfers& pt = pair_transfers_[slot - 1];
+      oc.transfers.push_back(TransferRef{slot - 1, send ? pt.sends++ : pt.recvs++});
       desc.bytes += p.count * static_cast<uint64_t>(p.type_bytes);
     }
     oc.pending = static_cast<int>(oc.transfers.size());
@@ -376,15 +389,6 @@ void Engine::complete_collective_op(OpId id, Time start, Time end, Time interfer
   records_.push_back(OpRecord{op.process, op.gpu, op.stream, op.desc, TimeSource::kCollectiveModel,
                               op.submit, op.start, op.end, interference});
   schedule(op.end, Phase::kEnd, id);
-}
-
-size_t Engine::TransferKeyHash::operator()(const TransferKey& k) const {
-  const auto& [comm, src, dst, n] = k;
-  uint64_t h = comm * 0x9e3779b97f4a7c15ull;
-  h ^= (uint64_t{static_cast<uint32_t>(src)} << 32 | static_cast<uint32_t>(dst)) +
-       0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
-  h ^= n * 0xbf58476d1ce4e5b9ull + (h << 6) + (h >> 2);
-  return static_cast<size_t>(h ^ (h >> 31));
 }
 
 void Engine::arrive_collective(OpId id) {
@@ -426,26 +430,32 @@ void Engine::arrive_collective(OpId id) {
     return;
   }
   for (size_t i = 0; i < oc.transfers.size(); ++i) {
-    const TransferKey& key = oc.transfers[i];
-    Transfer& tr = transfers_[key];
+    const TransferRef ref = oc.transfers[i];
+    PairTransfers& pt = pair_transfers_[ref.pair];
+    while (pt.pending.size() - pt.head <= ref.k - pt.first) pt.pending.emplace_back();
+    Transfer& slot = pt.pending[pt.head + (ref.k - pt.first)];
     const CollPart& p = oc.parts[i];
     const uint64_t bytes = p.count * static_cast<uint64_t>(p.type_bytes);
     if (p.kind == CollKind::kSend) {
-      tr.send_op = id;
-      tr.send_arrived = true;
-      tr.send_bytes = bytes;
+      slot.send_op = id;
+      slot.send_arrived = true;
+      slot.send_bytes = bytes;
     } else {
-      tr.recv_op = id;
-      tr.recv_arrived = true;
-      tr.recv_bytes = bytes;
+      slot.recv_op = id;
+      slot.recv_arrived = true;
+      slot.recv_bytes = bytes;
     }
-    if (!tr.send_arrived || !tr.recv_arrived) continue;
-    const auto [comm, src, dst, k] = key;
+    if (!slot.send_arrived || !slot.recv_arrived) continue;
+    const Transfer tr = slot;
+    const uint64_t comm = pt.comm;
+    const int src = pt.src, dst = pt.dst;
+    matched(pt, ref.k);
     if (tr.send_bytes != tr.recv_bytes) {
       errors_.push_back("mismatched send/recv on " + comm_name(comm) + ": rank " +
                         std::to_string(src) + " sends " + std::to_string(tr.send_bytes) +
-                        " bytes to rank " + std::to_string(dst) + " (send #" + std::to_string(k) +
-                        "), which receives " + std::to_string(tr.recv_bytes) + " bytes");
+                        " bytes to rank " + std::to_string(dst) + " (send #" +
+                        std::to_string(ref.k) + "), which receives " +
+                        std::to_string(tr.recv_bytes) + " bytes");
     }
     if (net_) {
       const uint64_t token = next_net_token_++;
@@ -456,9 +466,8 @@ void Engine::arrive_collective(OpId id) {
       if (plan.flows == 0) {
         transfer_done(tr.send_op, tr.recv_op, now_ + plan.latency + plan.data_ns);
       } else {
-        net_tasks_[token] = NetTask{{}, tr.send_op, tr.recv_op};
+        add_net_task(token, NetTask{{}, tr.send_op, tr.recv_op});
       }
-      transfers_.erase(key);
       continue;
     }
     // A GPU's sends share its outgoing link and its receives its incoming link: transfers on one
@@ -477,7 +486,24 @@ void Engine::arrive_collective(OpId id) {
       c.max_end = std::max(c.max_end, end);
       if (--c.pending == 0) complete_collective_op(o, ops_[o].ready, c.max_end);
     }
-    transfers_.erase(key);
+  }
+}
+
+// Transfer k of the pair has both sides: it leaves the pair's pending list once every earlier
+// one has (a pair's sends can arrive out of order from different streams).
+void Engine::matched(PairTransfers& pt, uint64_t k) {
+  pt.pending[pt.head + (k - pt.first)] = Transfer{};
+  pt.pending[pt.head + (k - pt.first)].send_op = kMatched;
+  while (pt.head < pt.pending.size() && pt.pending[pt.head].send_op == kMatched) {
+    ++pt.head;
+    ++pt.first;
+  }
+  if (pt.head == pt.pending.size()) {
+    pt.pending.clear();
+    pt.head = 0;
+  } else if (pt.head >= 64 && 2 * pt.head >= pt.pending.size()) {
+    pt.pending.erase(pt.pending.begin(), pt.pending.begin() + static_cast<ptrdiff_t>(pt.head));
+    pt.head = 0;
   }
 }
 
@@ -538,14 +564,28 @@ void Engine::start_networked_collective(const std::vector<OpId>& ops, const Coll
     for (OpId o : ops) complete_collective_op(o, ops_[o].ready, now_ + stretched, stretched - took);
     return;
   }
-  net_tasks_[token] = NetTask{ops, UINT32_MAX, UINT32_MAX, now_, stretch};
+  add_net_task(token, NetTask{ops, UINT32_MAX, UINT32_MAX, now_, stretch});
+}
+
+void Engine::add_net_task(uint64_t token, NetTask task) {
+  if (net_tasks_.empty()) net_task_base_ = token;
+  if (token < net_task_base_) return;
+  const auto i = static_cast<size_t>(token - net_task_base_);
+  if (net_tasks_.size() <= i)
+    net_tasks_.resize(i + 1, NetTask{{}, UINT32_MAX, UINT32_MAX, 0, 1.0, false});
+  net_tasks_[i] = std::move(task);
 }
 
 void Engine::on_network_done(uint64_t token) {
-  auto it = net_tasks_.find(token);
-  if (it == net_tasks_.end()) return;
-  const NetTask task = it->second;
-  net_tasks_.erase(it);
+  if (token < net_task_base_ || token - net_task_base_ >= net_tasks_.size()) return;
+  NetTask& slot = net_tasks_[static_cast<size_t>(token - net_task_base_)];
+  if (!slot.live) return;
+  const NetTask task = std::move(slot);
+  slot = NetTask{{}, UINT32_MAX, UINT32_MAX, 0, 1.0, false};
+  while (!net_tasks_.empty() && !net_tasks_.front().live) {
+    net_tasks_.pop_front();
+    ++net_task_base_;
+  }
   if (task.send_op != UINT32_MAX) {
     transfer_done(task.send_op, task.recv_op, now_);
     return;
@@ -582,19 +622,23 @@ std::vector<std::string> Engine::describe_waiting_collectives() const {
                   coll_kind_name(inst.first.kind) + ": ranks " + arrived + " are in it, ranks " +
                   missing + " never joined");
   }
-  std::vector<TransferKey> unmatched;
-  for (const auto& [key, tr] : transfers_) unmatched.push_back(key);
+  using Unmatched = std::tuple<uint64_t, int, int, uint64_t, bool>;  // comm, src, dst, k, send
+  std::vector<Unmatched> unmatched;
+  for (const PairTransfers& pt : pair_transfers_) {
+    for (size_t i = pt.head; i < pt.pending.size(); ++i) {
+      const Transfer& tr = pt.pending[i];
+      if (tr.send_op == kMatched || tr.send_arrived == tr.recv_arrived) continue;
+      unmatched.emplace_back(pt.comm, pt.src, pt.dst, pt.first + (i - pt.head), tr.send_arrived);
+    }
+  }
   std::sort(unmatched.begin(), unmatched.end());
-  for (const TransferKey& key : unmatched) {
-    const Transfer& tr = transfers_.at(key);
-    const auto& [comm, src, dst, k] = key;
+  for (const auto& [comm, src, dst, k, send] : unmatched) {
     out.push_back(
         comm_name(comm) + ": " +
-        (tr.send_arrived
-             ? "rank " + std::to_string(src) + " sends to rank " + std::to_string(dst) +
-                   " (send #" + std::to_string(k) + "), which never posts the matching recv"
-             : "rank " + std::to_string(dst) + " receives from rank " + std::to_string(src) +
-                   " (recv #" + std::to_string(k) + "), which never posts the matching send"));
+        (send ? "rank " + std::to_string(src) + " sends to rank " + std::to_string(dst) +
+                    " (send #" + std::to_string(k) + "), which never posts the matching recv"
+              : "rank " + std::to_string(dst) + " receives from rank " + std::to_string(src) +
+                    " (recv #" + std::to_string(k) + "), which never posts the matching send"));
   }
   return out;
 }

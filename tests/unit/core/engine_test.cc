@@ -749,5 +749,48 @@ TEST_F(EngineTest, AllocFreePeakAccounting) {
   EXPECT_EQ(engine.live_bytes(gpu2), 0u);
 }
 
+// --- send/recv --------------------------------------------------------------------------
+
+// The n-th send of an ordered rank pair meets the n-th recv even when the sends reach the GPU out
+// of order (send #0 waits behind a kernel on another stream while send #1 is ready at once);
+// a send that is never received is described with its number.
+TEST_F(EngineTest, SendRecvMatchByNumberAcrossStreams) {
+  engine.add_comm(7, {gpu0, gpu1});
+  Stream(0, 1, gpu0);
+  Stream(0, 2, gpu0);
+  Stream(1, 1, gpu1);
+  Submit(0, 1, 0, K50());
+  const auto part = [](CollKind kind, uint64_t bytes, int peer) {
+    CollPart p;
+    p.kind = kind;
+    p.count = bytes;
+    p.type_bytes = 1;
+    p.root = peer;
+    return p;
+  };
+  ASSERT_TRUE(engine.submit_collective(0, 1, 0, 7, 0, {part(CollKind::kSend, kMiB, 1)}));
+  ASSERT_TRUE(engine.submit_collective(0, 2, 0, 7, 0, {part(CollKind::kSend, 2 * kMiB, 1)}));
+  ASSERT_TRUE(engine.submit_collective(1, 1, 0, 7, 1, {part(CollKind::kRecv, kMiB, 0)}));
+  ASSERT_TRUE(engine.submit_collective(1, 1, 0, 7, 1, {part(CollKind::kRecv, 2 * kMiB, 0)}));
+  RunAll();
+  EXPECT_TRUE(engine.take_errors().empty());
+  EXPECT_TRUE(engine.describe_waiting_collectives().empty());
+  const std::vector<OpRecord> recvs = On(1, 1);
+  ASSERT_EQ(recvs.size(), 2u);
+  EXPECT_EQ(recvs[0].desc.bytes, kMiB);
+  EXPECT_GE(recvs[0].end, kK50);  // its send waited for the kernel
+  EXPECT_EQ(recvs[1].desc.bytes, 2 * kMiB);
+  EXPECT_GE(recvs[1].start, recvs[0].end);  // one stream
+
+  ASSERT_TRUE(engine.submit_collective(0, 2, kK50, 7, 0, {part(CollKind::kSend, kMiB, 1)}));
+  RunAll();
+  const std::vector<std::string> waiting = engine.describe_waiting_collectives();
+  ASSERT_EQ(waiting.size(), 1u);
+  EXPECT_NE(
+      waiting[0].find("rank 0 sends to rank 1 (send #2), which never posts the matching recv"),
+      std::string::npos)
+      << waiting[0];
+}
+
 }  // namespace
 }  // namespace seer::sim

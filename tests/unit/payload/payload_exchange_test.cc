@@ -100,6 +100,39 @@ TEST(PayloadExchange, SendRecvPairsPerOrderedRankPair) {
   EXPECT_EQ(error, "");
 }
 
+// Pairs of a small and of a very large communicator (kept in a table and in a hash map) match
+// per ordered pair and communicator, and what waits is listed by communicator, sender, receiver.
+TEST(PayloadExchange, SmallAndLargeCommunicatorsKeepTheirPairsApart) {
+  PayloadExchange x;
+  std::string error;
+  for (const auto& [comm, nranks] : std::vector<std::pair<uint64_t, int>>{{9, 4}, {5, 5000}}) {
+    const int last = nranks - 1;
+    EXPECT_TRUE(
+        x.submit(0, comm, nranks, last, part(wire::COLL_SEND, 1, 0, ints({7}), 0), error).empty());
+    EXPECT_TRUE(
+        x.submit(1, comm, nranks, 0, part(wire::COLL_SEND, 1, last, ints({8}), 0), error).empty());
+  }
+  const std::vector<std::string> waiting = x.describe_waiting();
+  ASSERT_EQ(waiting.size(), 4u);
+  EXPECT_NE(waiting[0].find("from rank 0 to rank 4999 on communicator 5 "), std::string::npos);
+  EXPECT_NE(waiting[1].find("from rank 4999 to rank 0 on communicator 5 "), std::string::npos);
+  EXPECT_NE(waiting[2].find("from rank 0 to rank 3 on communicator 9 "), std::string::npos);
+  EXPECT_NE(waiting[3].find("from rank 3 to rank 0 on communicator 9 "), std::string::npos);
+  for (const auto& [comm, nranks] : std::vector<std::pair<uint64_t, int>>{{9, 4}, {5, 5000}}) {
+    const int last = nranks - 1;
+    auto r = x.submit(2, comm, nranks, 0, part(wire::COLL_RECV, 1, last, "", 60 + comm), error);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].id, 60 + comm);
+    EXPECT_EQ(r[0].bytes, ints({7}));
+    r = x.submit(3, comm, nranks, last, part(wire::COLL_RECV, 1, 0, "", 70 + comm), error);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].client, 3);
+    EXPECT_EQ(r[0].bytes, ints({8}));
+  }
+  EXPECT_TRUE(x.describe_waiting().empty());
+  EXPECT_EQ(error, "");
+}
+
 // A sender that stays ahead of its receiver by a few hundred calls, then more: every pair still
 // meets the send of its own number (the channel drops completed pairs as it goes).
 TEST(PayloadExchange, SenderFarAheadStillPairsInOrder) {

@@ -16,6 +16,7 @@
 #include "seer/simcore/nccl/env.h"
 #include "seer/simcore/nccl/model.h"
 #include "seer/simcore/op.h"
+#include "seer/simcore/rank_pair_index.h"
 #include "seer/simcore/time.h"
 
 namespace seer::sim {
@@ -154,10 +155,12 @@ class CollectiveNetwork {
   // routing's candidates, and (one path) the test merge_parallel uses.
   struct Candidates {
     std::vector<const net::Path*> paths;
-    std::vector<net::LinkId> common;  // links every candidate crosses
+    std::vector<net::LinkId> common;            // links every candidate crosses
+    std::vector<std::vector<net::LinkId>> own;  // each path's other links
   };
   const Candidates& candidates(net::NodeId src, net::NodeId dst);
-  std::unordered_map<uint64_t, Candidates> candidates_;
+  RankPairIndex candidate_index_;  // (src, dst) node pair into candidates_
+  std::deque<Candidates> candidates_;
   std::map<net::LinkId, LinkSeries> series_;
   std::vector<LinkSeries*> series_of_;  // by LinkId, into series_ (nodes do not move)
 };

@@ -18,6 +18,7 @@
 #include "seer/simcore/gpu_spec.h"
 #include "seer/simcore/interference.h"
 #include "seer/simcore/op.h"
+#include "seer/simcore/rank_pair_index.h"
 #include "seer/simcore/time.h"
 #include "seer/simcore/triton_model.h"
 
@@ -161,16 +162,17 @@ class Engine {
     CommLoad load;                      // collectives: what this one takes from its GPU
     double hbm_rate = 0;                // compute ops: device-memory bytes/s while running
   };
-  using TransferKey = std::tuple<uint64_t, int, int, uint64_t>;  // comm, src, dst, k
-  struct TransferKeyHash {
-    size_t operator()(const TransferKey& k) const;
+  // The k-th send/recv of an ordered rank pair (PairTransfers in pair_transfers_).
+  struct TransferRef {
+    uint32_t pair = 0;
+    uint64_t k = 0;
   };
   struct OpColl {
     uint64_t comm = 0;
     int rank = 0;
     std::vector<CollPart> parts;
     uint64_t seq = 0;                    // collectives: call number on the communicator
-    std::vector<TransferKey> transfers;  // send/recv parts
+    std::vector<TransferRef> transfers;  // send/recv parts
     int pending = 0;
     Time max_end = 0;
   };
@@ -185,12 +187,21 @@ class Engine {
     uint64_t send_bytes = 0, recv_bytes = 0;
     bool send_arrived = false, recv_arrived = false;
   };
+  // One ordered rank pair of a communicator: its k-th send meets its k-th recv. `pending[head..]`
+  // are transfers first, first + 1, ... of which the first is not matched yet.
+  struct PairTransfers {
+    uint64_t comm = 0;
+    int src = 0, dst = 0;
+    uint64_t sends = 0, recvs = 0;  // posted
+    uint64_t first = 0;
+    size_t head = 0;
+    std::vector<Transfer> pending;
+  };
   struct Comm {
     std::vector<int> gpus;
     CommShape shape;
     std::map<int, uint64_t> next_seq;
-    // Sends and recvs posted per ordered rank pair (src << 32 | dst).
-    std::unordered_map<uint64_t, uint64_t> sends, recvs;
+    RankPairIndex pairs;  // into pair_transfers_
   };
   struct Stream {
     int process = 0;
@@ -285,7 +296,9 @@ class Engine {
   std::map<uint64_t, Comm> comms_;
   std::vector<OpColl> colls_;
   std::map<std::pair<uint64_t, uint64_t>, Instance> instances_;
-  std::unordered_map<TransferKey, Transfer, TransferKeyHash> transfers_;
+  std::vector<PairTransfers> pair_transfers_;
+  static constexpr OpId kMatched = UINT32_MAX - 1;  // a Transfer's send_op once both sides met
+  void matched(PairTransfers& pt, uint64_t k);
   std::vector<std::string> errors_;
   uint32_t pending_coll_ = UINT32_MAX;
   struct NetTask {
@@ -293,12 +306,17 @@ class Engine {
     OpId send_op = UINT32_MAX, recv_op = UINT32_MAX;  // or one send/recv transfer
     Time begin = 0;
     double stretch = 1.0;  // HBM shared with compute (interference.h)
+    bool live = true;
   };
   std::unique_ptr<CollectiveNetwork> net_;
   KernelLookup kernel_lookup_;
   std::vector<TritonKernel> triton_kernels_;
-  std::map<uint64_t, NetTask> net_tasks_;
+  // Tasks by token, from token net_task_base_ on (tokens are issued in order and mostly end in
+  // order): an entry with live == false is done, or had no flows.
+  std::deque<NetTask> net_tasks_;
+  uint64_t net_task_base_ = 1;
   uint64_t next_net_token_ = 1;
+  void add_net_task(uint64_t token, NetTask task);
   Time now_ = 0;
   size_t pending_ops_ = 0;
 };
