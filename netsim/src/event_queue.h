@@ -29,15 +29,13 @@ class EventQueue {
   void set(std::uint32_t slot, Time time, FlowId id) {
     if (slot >= position_.size()) position_.resize(slot + 1, kAbsent);
     if (position_[slot] == kAbsent) {
-      position_[slot] = static_cast<std::uint32_t>(heap_.size());
-      heap_.push_back(Entry{time, id, slot});
-      sift_up(heap_.size() - 1);
+      heap_.emplace_back();
+      sift_up(heap_.size() - 1, Entry{time, id, slot});
       return;
     }
     const std::size_t at = position_[slot];
-    const bool earlier = time < heap_[at].time;
-    heap_[at].time = time;
-    earlier ? sift_up(at) : sift_down(at);
+    const Entry moved{time, heap_[at].id, slot};
+    time < heap_[at].time ? sift_up(at, moved) : sift_down(at, moved);
   }
 
   void remove(std::uint32_t slot) {
@@ -47,14 +45,29 @@ class EventQueue {
     const Entry last = heap_.back();
     heap_.pop_back();
     if (at == heap_.size()) return;
-    place(at, last);
-    sift_down(at);
-    sift_up(at);
+    if (at > 0 && before(last, heap_[(at - 1) / 2])) {
+      sift_up(at, last);
+    } else {
+      sift_down(at, last);
+    }
   }
 
   Entry pop() {
     const Entry first = heap_.front();
-    remove(first.slot);
+    position_[first.slot] = kAbsent;
+    const Entry last = heap_.back();
+    heap_.pop_back();
+    if (heap_.empty()) return first;
+    // The hole goes down to a leaf along the earlier children, then the last entry rises from
+    // there: it came from the bottom, so it rarely rises far, and a level costs one comparison.
+    std::size_t at = 0;
+    const std::size_t size = heap_.size();
+    for (std::size_t child = 1; child < size; child = 2 * at + 1) {
+      if (child + 1 < size && before(heap_[child + 1], heap_[child])) ++child;
+      place(at, heap_[child]);
+      at = child;
+    }
+    sift_up(at, last);
     return first;
   }
 
@@ -70,8 +83,8 @@ class EventQueue {
     position_[entry.slot] = static_cast<std::uint32_t>(at);
   }
 
-  void sift_up(std::size_t at) {
-    const Entry moving = heap_[at];
+  // Moves the hole at `at` up until `moving` fits there.
+  void sift_up(std::size_t at, const Entry& moving) {
     while (at > 0) {
       const std::size_t parent = (at - 1) / 2;
       if (!before(moving, heap_[parent])) break;
@@ -81,8 +94,8 @@ class EventQueue {
     place(at, moving);
   }
 
-  void sift_down(std::size_t at) {
-    const Entry moving = heap_[at];
+  // Moves the hole at `at` down until `moving` fits there.
+  void sift_down(std::size_t at, const Entry& moving) {
     const std::size_t size = heap_.size();
     while (true) {
       std::size_t child = 2 * at + 1;

@@ -204,7 +204,7 @@ std::string summary_json(const Session& session, const SessionResult& result,
   j["interference"] = {{"compute_ns", s.compute_interference_ns},
                        {"collective_ns", s.collective_interference_ns}};
   j["problems"] = result.problems;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string run_json(const Session&, const SessionResult& result) {
@@ -228,7 +228,7 @@ std::string run_json(const Session&, const SessionResult& result) {
                      {"last_call_time_ns", p.last_time}});
   }
   j["processes"] = procs;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace seer::rt

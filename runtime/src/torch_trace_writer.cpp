@@ -148,7 +148,8 @@ std::map<std::string, std::string> torch_traces(const Session& session, const Se
     j["displayTimeUnit"] = "ms";
     j["baseTimeNanoseconds"] = 0;
     j["traceEvents"] = std::move(list);
-    out[process_file_stem(d, process) + ".pt.trace.json"] = j.dump() + "\n";
+    out[process_file_stem(d, process) + ".pt.trace.json"] =
+        j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   return out;
 }

@@ -8,10 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #include "report_data.h"
 #include "seer/runtime/report.h"
 #include "seer/simcore/nccl/types.h"
+#include "trace_event_text.h"
 
 namespace seer::rt {
 namespace {
@@ -53,21 +56,26 @@ bool shown(const sim::OpRecord& r) {
   return r.desc.kind != sim::OpKind::kEventRecord && r.desc.kind != sim::OpKind::kStreamWait;
 }
 
-// The events serialized as they come: a run's trace holds millions of them, and one ordered_json
-// array of them all took seconds to build, dump and free.
-struct EventList {
-  std::string json;  // the array's elements, comma-separated
-  void push_back(const ordered_json& ev) {
-    if (!json.empty()) json += ',';
-    json += ev.dump();
+// (communicator, sending rank, receiving rank)
+using P2pKey = std::tuple<uint64_t, int, int>;
+struct P2pKeyHash {
+  size_t operator()(const P2pKey& k) const {
+    const uint64_t ranks = (static_cast<uint64_t>(static_cast<uint32_t>(std::get<1>(k))) << 32) |
+                           static_cast<uint32_t>(std::get<2>(k));
+    return std::hash<uint64_t>{}(std::get<0>(k) * 0x9e3779b97f4a7c15ULL ^ ranks);
   }
+};
+// A pair's sends and receives, each in the order the program issued them.
+struct P2pGroup {
+  std::vector<const sim::OpRecord*> sends;
+  std::vector<const sim::OpRecord*> recvs;
 };
 
 struct Writer {
   const Session& session;
   const SessionResult& result;
   const ReportData& data;
-  EventList events = {};
+  TraceEventText events = {};
   uint64_t next_flow = 1;
   uint64_t flow_arrows = 0;
   uint64_t omitted_flow_arrows = 0;
@@ -112,30 +120,28 @@ struct Writer {
     const sim::Engine& e = session.engine();
     for (const sim::OpRecord& r : e.records()) {
       if (!shown(r)) continue;
-      ordered_json ev = {{"ph", "X"},
-                         {"name", op_name(e, r)},
-                         {"cat", category(r.desc.kind)},
-                         {"pid", r.process},
-                         {"tid", r.stream},
-                         {"ts", us(r.start)},
-                         {"dur", us(r.end - r.start)}};
+      events.begin()
+          .text("ph", "X")
+          .text("name", op_name(e, r))
+          .text("cat", category(r.desc.kind))
+          .number("pid", r.process)
+          .number("tid", r.stream)
+          .number("ts", us(r.start))
+          .number("dur", us(r.end - r.start))
+          .object("args");
       if (r.desc.kind == sim::OpKind::kKernel) {
         const auto& g = r.desc.geometry;
-        ev["args"] = {{"grid", {g.gx, g.gy, g.gz}},
-                      {"block", {g.bx, g.by, g.bz}},
-                      {"submit_us", us(r.submit)}};
+        events.numbers("grid", {g.gx, g.gy, g.gz}).numbers("block", {g.bx, g.by, g.bz});
       } else if (r.desc.kind == sim::OpKind::kCollective && r.desc.algo >= 0) {
-        ev["args"] = {
-            {"bytes", r.desc.bytes},
-            {"ranks", r.desc.nranks},
-            {"algorithm", sim::nccl::algo_name(static_cast<sim::nccl::Algo>(r.desc.algo))},
-            {"protocol", sim::nccl::proto_name(static_cast<sim::nccl::Proto>(r.desc.proto))},
-            {"channels", r.desc.nchannels},
-            {"submit_us", us(r.submit)}};
+        events.number("bytes", r.desc.bytes)
+            .number("ranks", r.desc.nranks)
+            .text("algorithm", sim::nccl::algo_name(static_cast<sim::nccl::Algo>(r.desc.algo)))
+            .text("protocol", sim::nccl::proto_name(static_cast<sim::nccl::Proto>(r.desc.proto)))
+            .number("channels", r.desc.nchannels);
       } else {
-        ev["args"] = {{"bytes", r.desc.bytes}, {"submit_us", us(r.submit)}};
+        events.number("bytes", r.desc.bytes);
       }
-      events.push_back(std::move(ev));
+      events.number("submit_us", us(r.submit)).end().end();
     }
   }
 
@@ -199,36 +205,47 @@ struct Writer {
       // An event binds to the slice enclosing it: one ns inside the end stays in this slice.
       const int64_t t = hops[i].second == At::kStart ? r.start : std::max(r.start, r.end - 1);
       const char* ph = i == 0 ? "s" : (i + 1 == hops.size() ? "f" : "t");
-      ordered_json ev = {{"ph", ph},         {"name", name},    {"cat", "flow"}, {"id", id},
-                         {"pid", r.process}, {"tid", r.stream}, {"ts", us(t)}};
-      if (i > 0) ev["bp"] = "e";
-      events.push_back(std::move(ev));
+      events.begin()
+          .text("ph", ph)
+          .text("name", name)
+          .text("cat", "flow")
+          .number("id", id)
+          .number("pid", r.process)
+          .number("tid", r.stream)
+          .number("ts", us(t));
+      if (i > 0) events.text("bp", "e");
+      events.end();
     }
   }
 
   void flows() {
     const sim::Engine& e = session.engine();
+    const auto& streams = e.streams();
     // Each stream's collective ops in submission order, and the calls the program made on it.
-    std::map<uint32_t, std::vector<const sim::OpRecord*>> by_stream;
+    std::vector<std::vector<const sim::OpRecord*>> by_stream(streams.size());
     for (const sim::OpRecord& r : e.records()) {
-      if (r.desc.kind == sim::OpKind::kCollective) by_stream[r.stream].push_back(&r);
+      if (r.desc.kind != sim::OpKind::kCollective) continue;
+      if (r.stream >= by_stream.size()) by_stream.resize(r.stream + 1);
+      by_stream[r.stream].push_back(&r);
     }
     std::map<std::pair<int, uint64_t>, uint32_t> stream_index;
-    const auto& streams = e.streams();
     for (size_t i = 0; i < streams.size(); ++i) {
       stream_index[{streams[i].process, streams[i].client_id}] = static_cast<uint32_t>(i);
     }
-    std::map<uint32_t, std::vector<const CollectiveCall*>> calls;
+    std::vector<std::vector<const CollectiveCall*>> calls(by_stream.size());
     for (const CollectiveCall& c : result.collective_calls) {
       auto it = stream_index.find({c.process, c.stream});
-      if (it != stream_index.end()) calls[it->second].push_back(&c);
+      if (it != stream_index.end() && it->second < calls.size()) calls[it->second].push_back(&c);
     }
     // Collectives: the k-th call on a communicator by each GPU is one instance.
     std::map<std::tuple<uint64_t, size_t>, std::vector<const sim::OpRecord*>> instances;
     std::map<std::pair<uint64_t, int>, size_t> seen;  // (comm, gpu) -> calls so far
-    // Send/recv: the n-th send from a to b on a communicator meets the n-th receive.
-    std::map<std::tuple<uint64_t, int, int>, std::vector<const sim::OpRecord*>> sends, recvs;
-    for (auto& [stream, ops] : by_stream) {
+    // Send/recv: the n-th send from a to b on a communicator meets the n-th receive. A 128-rank
+    // AlltoAll sweep has millions of them: they are grouped by hashing, and only the groups
+    // sorted.
+    std::unordered_map<P2pKey, P2pGroup, P2pKeyHash> p2p;
+    for (size_t stream = 0; stream < by_stream.size(); ++stream) {
+      auto& ops = by_stream[stream];
       std::stable_sort(ops.begin(), ops.end(), [](const sim::OpRecord* a, const sim::OpRecord* b) {
         return std::tie(a->submit, a->start) < std::tie(b->submit, b->start);
       });
@@ -236,9 +253,9 @@ struct Writer {
       const auto& stream_calls = calls[stream];
       size_t next_call = 0;
       for (const sim::OpRecord* r : ops) {
-        const bool p2p =
+        const bool p2p_op =
             r->desc.coll == sim::CollKind::kSend || r->desc.coll == sim::CollKind::kRecv;
-        if (!p2p) {
+        if (!p2p_op) {
           instances[{r->desc.comm, seen[{r->desc.comm, r->gpu}]++}].push_back(r);
           continue;
         }
@@ -246,9 +263,9 @@ struct Writer {
         const CollectiveCall& call = *stream_calls[next_call++];
         for (const auto& [kind, peer] : call.p2p_parts) {
           if (static_cast<sim::CollKind>(kind) == sim::CollKind::kSend) {
-            sends[{call.comm, call.rank, peer}].push_back(r);
+            p2p[{call.comm, call.rank, peer}].sends.push_back(r);
           } else {
-            recvs[{call.comm, peer, call.rank}].push_back(r);
+            p2p[{call.comm, peer, call.rank}].recvs.push_back(r);
           }
         }
       }
@@ -264,11 +281,21 @@ struct Writer {
       flow(op_name(e, *ops.front()), hops);
     }
     // A send's arrow goes from its start to the end of the receive that took its data.
-    for (const auto& [key, s] : sends) {
-      auto r = recvs.find(key);
-      if (r == recvs.end()) continue;
-      for (size_t i = 0; i < std::min(s.size(), r->second.size()); ++i) {
-        flow("send/recv", {{s[i], At::kStart}, {r->second[i], At::kEnd}});
+    std::vector<const std::pair<const P2pKey, P2pGroup>*> pairs;
+    pairs.reserve(p2p.size());
+    for (const auto& entry : p2p) pairs.push_back(&entry);
+    std::sort(pairs.begin(), pairs.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
+    const std::string name = "send/recv";
+    for (const auto* entry : pairs) {
+      const P2pGroup& group = entry->second;
+      const size_t matched = std::min(group.sends.size(), group.recvs.size());
+      for (size_t i = 0; i < matched; ++i) {
+        if (flow_arrows >= kMaxFlowArrows) {
+          omitted_flow_arrows += matched - i;
+          break;
+        }
+        flow(name, {{group.sends[i], At::kStart}, {group.recvs[i], At::kEnd}});
       }
     }
   }
@@ -294,11 +321,15 @@ struct Writer {
     for (const auto& [neg_bytes, i] : carried) {
       const sim::LinkSeries& l = links[i];
       for (const auto& [t, bytes_per_s] : l.points) {
-        events.push_back({{"ph", "C"},
-                          {"name", l.name},
-                          {"pid", kNetworkPid},
-                          {"ts", us(t)},
-                          {"args", {{"GB/s", bytes_per_s / 1e9}}}});
+        events.begin()
+            .text("ph", "C")
+            .text("name", l.name)
+            .number("pid", kNetworkPid)
+            .number("ts", us(t))
+            .object("args")
+            .number("GB/s", bytes_per_s / 1e9)
+            .end()
+            .end();
       }
     }
   }
@@ -326,7 +357,8 @@ std::string trace_json(const Session& session, const SessionResult& result,
                        {"flow_arrows", w.flow_arrows},
                        {"flow_arrows_omitted", w.omitted_flow_arrows}};
   // {"traceEvents":[...],"displayTimeUnit":...}: the rest's object without its opening brace.
-  return "{\"traceEvents\":[" + w.events.json + "]," + rest.dump().substr(1) + "\n";
+  return "{\"traceEvents\":[" + w.events.json() + "]," +
+         rest.dump(-1, ' ', false, ordered_json::error_handler_t::replace).substr(1) + "\n";
 }
 
 }  // namespace seer::rt

@@ -187,7 +187,11 @@ bool CollectiveNetwork::add_flow(Time now, Time latency, net::NodeId src, net::N
                                  uint64_t hash) {
   if (src == dst || bytes <= 0) return false;
   const net::Path& chosen = choose_path(src, dst, hash);
-  net::Path path{chosen.links, latency};  // NCCL's latency term, which covers the hops
+  // NCCL's latency term, which covers the hops. The links go through a kept buffer: copying them
+  // into a new Path for each of the millions of flows of an AlltoAll sweep cost an allocation each.
+  net::Path& path = flow_path_;
+  path.links.assign(chosen.links.begin(), chosen.links.end());
+  path.latency = latency;
   const net::FlowId id = flows_->start_flow(now, path, bytes, rate, weight);
   if (id < first_flow_ + static_cast<net::FlowId>(running_.size())) {
     throw std::logic_error("network model reused flow id " + std::to_string(id));

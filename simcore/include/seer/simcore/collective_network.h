@@ -141,6 +141,7 @@ class CollectiveNetwork {
   net::FlowId first_flow_ = 0;
   RunningFlow* running_flow(net::FlowId id);
   std::unordered_map<uint64_t, int> pending_;  // token -> flows still running
+  net::Path flow_path_;                        // add_flow's buffer for the path it starts
   std::vector<double> link_bytes_;             // by LinkId: bytes of every flow started on it
   // Flows (waiting or sharing) on each link, by weight.
   std::vector<double> link_flows_;  // by LinkId: flows on it, by weight
