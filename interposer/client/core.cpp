@@ -29,6 +29,10 @@ namespace {
 
 constexpr Time kNever = INT64_MAX;
 constexpr size_t kFlushAtRecords = 4096;
+// Parking (Core::park_idle_threads): how long a thread waiting outside, and one seen nowhere, may
+// go without a call.
+constexpr int64_t kParkBusyNs = 10'000'000;
+constexpr int64_t kParkIdleNs = 2'000'000'000;
 thread_local ThreadState* tl_thread = nullptr;
 thread_local int64_t tl_unregistered_last = 0;
 pthread_key_t g_thread_key;
@@ -265,6 +269,7 @@ ThreadState& Core::thread() {
   ts->id = logical_thread_id();
   ts->cpu_mark = thread_cpu_ns();
   ts->unchanged_since = real_monotonic_ns();
+  ts->set_cpu_clock();
   ts->clock.store(high_water_.load(std::memory_order_relaxed), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
@@ -723,6 +728,19 @@ void Core::note_host_wait(bool outside) {
   }
 }
 
+ThreadState* Core::begin_outside_wait() {
+  note_host_wait(true);
+  ThreadState* ts = tl_thread;
+  if (ts) ts->outside_depth.fetch_add(1, std::memory_order_relaxed);
+  return ts;
+}
+
+void Core::end_outside_wait(ThreadState* ts) {
+  if (!ts) return;
+  ts->outside_left.store(real_monotonic_ns(), std::memory_order_relaxed);
+  ts->outside_depth.fetch_sub(1, std::memory_order_relaxed);
+}
+
 ThreadState* Core::participant() {
   if (!virtual_time_active()) return nullptr;
   ThreadState* ts = tl_thread;
@@ -760,6 +778,7 @@ void Core::child_not_started(ThreadState* ts) {
 void Core::start_child(ThreadState* ts) {
   tl_thread = ts;
   ts->cpu_mark = thread_cpu_ns();
+  ts->set_cpu_clock();
   pthread_setspecific(g_thread_key, ts);
 }
 
@@ -776,14 +795,14 @@ int64_t Core::clock_peek_ns(clockid_t clock) const {
 }
 
 // Parks threads that sit outside Seer, when the session asked (it is stuck on this process'
-// promise: see SessionServer::request_parking): those that have waited for the world outside the
-// process since their last call (in MPI's polling loop, a socket read, a sleep) and made no call
-// for kBusyNs. A thread at work in the program is never parked for being slow, so the machine's
-// load does not move virtual time; only one that has made no call for kIdleNs, and never waits
-// where Seer sees it (a pure spin loop), is parked as a last resort.
+// promise: see SessionServer::request_parking): those that wait for the world outside the process
+// (in MPI's polling loop, a socket read, a sleep), or left such a wait under kParkBusyNs ago, and
+// made no call for kParkBusyNs. A thread at work in the program is never parked for being slow, so
+// the machine's load does not move virtual time. Last resort, for waits Seer does not see: a thread
+// that has made no call for kParkIdleNs and either spent that much CPU time (a spin loop) or
+// almost none (blocked in a system call Seer does not wrap). One that computed at a starved
+// share of a loaded machine is neither.
 void Core::park_idle_threads() {
-  constexpr int64_t kBusyNs = 10'000'000;
-  constexpr int64_t kIdleNs = 2'000'000'000;
   const int64_t now = real_monotonic_ns();
   const bool asked = park_requested_.exchange(false, std::memory_order_relaxed);
   for (ThreadState* ts : threads_) {
@@ -791,20 +810,44 @@ void Core::park_idle_threads() {
     if (calls != ts->calls_seen) {
       ts->calls_seen = calls;
       ts->unchanged_since = now;
+      ts->cpu_when_unchanged = kCpuNotRead;
       continue;
     }
+    // Read once per stretch without calls, a period after it began (a system call each).
+    if (ts->cpu_when_unchanged == kCpuNotRead) ts->cpu_when_unchanged = cpu_ns_of(*ts);
     if (!asked) continue;
+    const int64_t idle = now - ts->unchanged_since;
     if (ts->mode.load(std::memory_order_acquire) == static_cast<int>(ThreadMode::kWaiting) &&
-        now - ts->unchanged_since >= kIdleNs) {
+        idle >= kParkIdleNs) {
       ts->parked_in_wait = true;
       continue;
     }
     if (ts->mode.load(std::memory_order_acquire) != static_cast<int>(ThreadMode::kInApp)) continue;
-    const bool waited_outside = ts->outside_since.load(std::memory_order_relaxed) != 0;
-    if (now - ts->unchanged_since < (waited_outside ? kBusyNs : kIdleNs)) continue;
+    const bool waits_outside =
+        ts->outside_since.load(std::memory_order_relaxed) != 0 &&
+        (ts->outside_depth.load(std::memory_order_relaxed) > 0 ||
+         now - ts->outside_left.load(std::memory_order_relaxed) < kParkBusyNs);
+    if (waits_outside ? idle < kParkBusyNs : !seems_stuck(*ts, idle)) continue;
     int expected = static_cast<int>(ThreadMode::kInApp);
     ts->mode.compare_exchange_strong(expected, static_cast<int>(ThreadMode::kParked));
   }
+}
+
+// A thread without calls for `idle` real ns (see park_idle_threads).
+bool Core::seems_stuck(const ThreadState& ts, int64_t idle) {
+  if (idle < kParkIdleNs) return false;
+  const int64_t cpu = cpu_ns_of(ts);
+  if (cpu < 0 || ts.cpu_when_unchanged < 0) return true;
+  const int64_t used = cpu - ts.cpu_when_unchanged;
+  return used >= kParkIdleNs || used < idle / 100;
+}
+
+// Another thread's CPU time in ns, -1 when unknown (not started yet, or exited).
+int64_t Core::cpu_ns_of(const ThreadState& ts) {
+  if (!ts.has_cpu_clock.load(std::memory_order_acquire)) return -1;
+  timespec t{};
+  if (real_clock_gettime(ts.cpu_clock, &t) != 0) return -1;
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
 }
 
 // Reads what the session sent while no thread waits for an answer (a park request).

@@ -83,6 +83,10 @@ class Core {
   // not a busy wait on virtual time. `outside`: it waited for the world outside the process (a
   // poll, a sleep, a socket, a yield), so a stuck session may park it.
   static void note_host_wait(bool outside);
+  // Around a wait for the world outside the process (OutsideWait): while it lasts, and for a
+  // moment after, the thread counts as waiting for another rank (park_idle_threads).
+  static ThreadState* begin_outside_wait();
+  static void end_outside_wait(ThreadState* ts);
 
   // Threads that hand work to one another (thread_handoff.cpp, thread_sync.cpp).
   // The calling thread when it takes part: the process joined, the thread registered and in
@@ -117,6 +121,8 @@ class Core {
   void flush_locked(const wire::Request* request);
   void flusher_loop();
   void park_idle_threads();
+  static bool seems_stuck(const ThreadState& ts, int64_t idle);
+  static int64_t cpu_ns_of(const ThreadState& ts);
   void read_unasked_messages();
   void resume(ThreadState& ts);
   void become_submitter(ThreadState& ts);
@@ -196,6 +202,19 @@ class ApiCall {
  private:
   Core& core_;
   ThreadState& ts_;
+};
+
+// A wait for the world outside the process (a poll, a sleep, a socket read, a yield), for its
+// duration.
+class OutsideWait {
+ public:
+  OutsideWait() : ts_(Core::begin_outside_wait()) {}
+  ~OutsideWait() { Core::end_outside_wait(ts_); }
+  OutsideWait(const OutsideWait&) = delete;
+  OutsideWait& operator=(const OutsideWait&) = delete;
+
+ private:
+  ThreadState* ts_;
 };
 
 }  // namespace seer::client

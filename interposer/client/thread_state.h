@@ -1,5 +1,8 @@
 #pragma once
 
+#include <pthread.h>
+#include <time.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -15,6 +18,8 @@ enum class ThreadMode : int {
   kQuerying = 6,  // waiting for a query's answer: resumes at its own clock, so it bounds the
                   // promise; like kBlocked, it leaves threads waiting on others out of it
 };
+
+inline constexpr int64_t kCpuNotRead = -2;
 
 // One application thread that has made a CUDA call. Owned by the Core; never freed (a thread
 // that exits is marked kExited) so the flusher can read it without locks.
@@ -34,6 +39,8 @@ struct ThreadState {
   int device = 0;                  // current device (cudaSetDevice)
   int last_error = 0;              // cudaGetLastError / cudaPeekAtLastError
   uint32_t streams_created = 0;    // CudaState::new_stream_id
+  // flusher: its CPU ns when `calls` stopped moving (-1: unknown)
+  int64_t cpu_when_unchanged = kCpuNotRead;
   bool registered = false;
   // A thread that has only observed (queries, syncs, getters) and never submitted device work
   // makes no promise: its clock follows the process' submitters instead (see Core::enter). Its
@@ -46,10 +53,23 @@ struct ThreadState {
   // Real ns when it last entered a wait for the world outside the process (a poll, a sleep, a
   // socket read, a yield), 0 when it made a call since: the session may park it when stuck.
   std::atomic<int64_t> outside_since{0};
+  // Outside waits it is in now (a wrapped wait may call another), and real ns when it last left
+  // one: a thread that left its wait long ago and has made no call since is computing, not waiting.
+  std::atomic<int> outside_depth{0};
+  std::atomic<int64_t> outside_left{0};
   // In a wait on another thread (kWaiting), guarded by the core's batch lock: left out of a
   // promise since the wait began (the flusher sets it), and parked there by a stuck session.
   bool excluded_in_wait = false;
   bool parked_in_wait = false;
+  // Its CPU-time clock, for the flusher (Core::seems_stuck); set by the thread itself.
+  clockid_t cpu_clock{};
+  std::atomic<bool> has_cpu_clock{false};
+
+  void set_cpu_clock() {
+    if (pthread_getcpuclockid(pthread_self(), &cpu_clock) == 0) {
+      has_cpu_clock.store(true, std::memory_order_release);
+    }
+  }
 };
 
 }  // namespace seer::client

@@ -257,13 +257,14 @@ __attribute__((visibility("default"))) int sem_wait(sem_t* sem) {
 __attribute__((visibility("default"))) int sched_yield() {
   static auto real = libc_next<int (*)()>("sched_yield");
   // A malloc spinning on its own lock waits for another thread of the process, not outside.
-  if (!in_allocator_code(__builtin_return_address(0))) Core::note_host_wait(true);
+  if (in_allocator_code(__builtin_return_address(0))) return real();
+  seer::client::OutsideWait wait;
   return real();
 }
 
 __attribute__((visibility("default"))) ssize_t recv(int fd, void* buf, size_t n, int flags) {
   static auto real = libc_next<ssize_t (*)(int, void*, size_t, int)>("recv");
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return real(fd, buf, n, flags);
 }
 
@@ -271,26 +272,26 @@ __attribute__((visibility("default"))) ssize_t recvfrom(int fd, void* buf, size_
                                                         sockaddr* from, socklen_t* len) {
   static auto real =
       libc_next<ssize_t (*)(int, void*, size_t, int, sockaddr*, socklen_t*)>("recvfrom");
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return real(fd, buf, n, flags, from, len);
 }
 
 __attribute__((visibility("default"))) ssize_t recvmsg(int fd, msghdr* msg, int flags) {
   static auto real = libc_next<ssize_t (*)(int, msghdr*, int)>("recvmsg");
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return real(fd, msg, flags);
 }
 
 __attribute__((visibility("default"))) int accept(int fd, sockaddr* addr, socklen_t* len) {
   static auto real = libc_next<int (*)(int, sockaddr*, socklen_t*)>("accept");
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return real(fd, addr, len);
 }
 
 __attribute__((visibility("default"))) int accept4(int fd, sockaddr* addr, socklen_t* len,
                                                    int flags) {
   static auto real = libc_next<int (*)(int, sockaddr*, socklen_t*, int)>("accept4");
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return real(fd, addr, len, flags);
 }
 

@@ -47,8 +47,8 @@ timespec from_ns(int64_t ns) {
 }
 
 // The real deadline, on the same clock, that leaves as much real time as `abs` leaves virtual time.
-timespec real_deadline(clockid_t clock, const timespec* abs, bool outside = false) {
-  Core::note_host_wait(outside);
+timespec real_deadline(clockid_t clock, const timespec* abs) {
+  Core::note_host_wait(false);
   int64_t remaining = to_ns(*abs) - Core::instance().clock_peek_ns(clock);
   if (remaining < 0) remaining = 0;
   return from_ns(seer::client::real_clock_ns(clock) + remaining);
@@ -176,33 +176,33 @@ __attribute__((visibility("default"))) int pthread_mutex_clocklock(pthread_mutex
 // waited for something outside the simulation (see Core::note_host_wait).
 __attribute__((visibility("default"))) int nanosleep(const timespec* request, timespec* remain) {
   static auto real = next<int (*)(const timespec*, timespec*)>("nanosleep");
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return real(request, remain);
 }
 
 __attribute__((visibility("default"))) int poll(pollfd* fds, nfds_t n, int timeout_ms) {
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return seer::client::real_poll(fds, n, timeout_ms);
 }
 
 __attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t n, const timespec* timeout,
                                                  const sigset_t* mask) {
   static auto real = next<int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*)>("ppoll");
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return real(fds, n, timeout, mask);
 }
 
 __attribute__((visibility("default"))) int select(int n, fd_set* r, fd_set* w, fd_set* e,
                                                   timeval* timeout) {
   static auto real = next<int (*)(int, fd_set*, fd_set*, fd_set*, timeval*)>("select");
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return real(n, r, w, e, timeout);
 }
 
 __attribute__((visibility("default"))) int epoll_wait(int epfd, epoll_event* events, int max,
                                                       int timeout_ms) {
   static auto real = next<int (*)(int, epoll_event*, int, int)>("epoll_wait");
-  Core::note_host_wait(true);
+  seer::client::OutsideWait wait;
   return real(epfd, events, max, timeout_ms);
 }
 
@@ -210,11 +210,11 @@ __attribute__((visibility("default"))) int clock_nanosleep(clockid_t clock, int 
                                                            const timespec* request,
                                                            timespec* remain) {
   static auto real = next<int (*)(clockid_t, int, const timespec*, timespec*)>("clock_nanosleep");
+  seer::client::OutsideWait wait;
   if (!(flags & TIMER_ABSTIME) || missing(request) || !active(clock)) {
-    Core::note_host_wait(true);
     return real(clock, flags, request, remain);
   }
-  const timespec deadline = real_deadline(clock, request, true);
+  const timespec deadline = real_deadline(clock, request);
   return real(clock, flags, &deadline, remain);
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "e2e_util.h"
@@ -231,6 +232,31 @@ TEST(Faults, AKilledRankStopsTheRun) {
   const Outcome o = run_fault("kill");
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.err.find("(rank 1) died"), std::string::npos) << o.err;
+}
+
+// A rank that computes after a wait outside the process (a poll, as in MPI's or a TCPStore's
+// loops) is at work, not waiting: while another rank waits for it in an AllReduce, the session
+// may not park it, or it would resume at the session's time and its GPU time would depend on how
+// long it computed in real time (interposer/client/THREADS.md, "Parking"). Rank 1 computes for
+// 0.6 s of CPU time with parking after 50 ms of a stuck session; its times equal a run without it.
+TEST(Parking, ARankComputingAfterAnOutsideWaitIsNotParked) {
+  const Env env{{"SEER_PARK_AFTER_MS", "50"}};
+  std::map<std::string, double> times[2];
+  const char* spins[2] = {"0", "600"};
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE(std::string("spin ms ") + spins[run]);
+    TempDir dir;
+    const Outcome o =
+        seer_run("dgx-h100", dir.path(), mpirun(2, {program("slow_rank"), spins[run]}), env);
+    ASSERT_EQ(o.exit_code, 0) << o.describe();
+    for (const char* name : {"rank0_before_allreduce_ms", "rank1_before_allreduce_ms"}) {
+      times[run][name] = o.number(name);
+    }
+  }
+  // Rank 0 clears 1 GiB (hundreds of us); rank 1 launches one small kernel.
+  EXPECT_GT(times[0]["rank0_before_allreduce_ms"], 0.1);
+  EXPECT_LT(times[0]["rank1_before_allreduce_ms"], 0.05);
+  EXPECT_EQ(times[1], times[0]);
 }
 
 }  // namespace
