@@ -5,18 +5,14 @@
 
 #include <cstdio>
 #include <cstring>
+
+#include "world_comm.h"
+
 // usage: faults mismatch|skip|recv|kill
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  ncclUniqueId id;
-  if (rank == 0) ncclGetUniqueId(&id);
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-  cudaSetDevice(rank);
-  ncclComm_t comm;
-  ncclCommInitRank(&comm, size, id, rank);
+  int rank = 0, size = 0;
+  ncclComm_t comm = world_comm(rank, size);
   cudaStream_t s;
   cudaStreamCreate(&s);
   float* buf;

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <vector>
 
+#include "world_comm.h"
+
 namespace {
 
 int g_rank = 0;
@@ -72,15 +74,8 @@ long rss_kib() {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int n = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  ncclComm_t comm = world_comm(g_rank, n);
   const int r = g_rank;
-  ncclUniqueId id;
-  if (r == 0) ncclGetUniqueId(&id);
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-  cudaSetDevice(r);
-  ncclComm_t comm;
-  ncclCommInitRank(&comm, n, id, r);
   cudaStream_t s;
   cudaStreamCreate(&s);
   constexpr int kCount = 256;

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "world_comm.h"
+
 namespace {
 
 __global__ void touch(float* p) { p[threadIdx.x] += 1.0f; }
@@ -26,16 +28,9 @@ double cpu_ms() {
 // event to the end of its last work before the AllReduce (RESULT rankN_before_allreduce_ms).
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   const double spin_ms = argc > 1 ? std::atof(argv[1]) : 0;
-  ncclUniqueId id;
-  if (rank == 0) ncclGetUniqueId(&id);
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-  cudaSetDevice(rank);
-  ncclComm_t comm;
-  ncclCommInitRank(&comm, size, id, rank);
+  int rank = 0, size = 0;
+  ncclComm_t comm = world_comm(rank, size);
   cudaStream_t s;
   cudaStreamCreate(&s);
   float* buf;
